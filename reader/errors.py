@@ -1,0 +1,60 @@
+"""One family of errors, each with a message a user can act on.
+
+The CLI prints ``str(error)`` as a single line and exits with status 2; the GUI
+shows the same text in a message box. So every message says what happened and
+what to do about it, and never contains a traceback.
+"""
+
+from __future__ import annotations
+
+
+class ReaderError(Exception):
+    """Base class for every expected failure in reader."""
+
+
+class IngestError(ReaderError):
+    """A document could not be turned into canonical text."""
+
+
+class FileMissingError(IngestError):
+    pass
+
+
+class EmptyDocumentError(IngestError):
+    pass
+
+
+class CorruptDocumentError(IngestError):
+    pass
+
+
+class EncryptedDocumentError(IngestError):
+    pass
+
+
+class NoTextLayerError(IngestError):
+    pass
+
+
+class UnsupportedFormatError(IngestError):
+    pass
+
+
+class DecodingError(IngestError):
+    pass
+
+
+class TooLargeError(IngestError):
+    pass
+
+
+class StoreError(ReaderError):
+    """The library database could not be read or written."""
+
+
+class DocumentNotFoundError(ReaderError):
+    pass
+
+
+class ChunkNotFoundError(ReaderError):
+    pass

@@ -1,0 +1,392 @@
+"""Turn a file into canonical text, a page map and headings.
+
+Everything PyMuPDF opens (PDF, EPUB, XPS, MOBI, FB2, CBZ, SVG) goes through
+``layout``; plain text and Markdown are decoded here. Every expected failure is
+raised as an ``IngestError`` whose message says what to do.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pymupdf
+
+from reader.errors import (
+    CorruptDocumentError,
+    DecodingError,
+    EmptyDocumentError,
+    EncryptedDocumentError,
+    FileMissingError,
+    NoTextLayerError,
+    TooLargeError,
+    UnsupportedFormatError,
+)
+from reader.ingest.layout import EXTRACTION_FLAGS, LAYOUT_VERSION, TextBlock, page_blocks
+from reader.records import Heading
+from reader.textnorm import normalize, normalize_key
+
+PYMUPDF_TYPES = {
+    ".pdf": "pdf",
+    ".xps": "xps",
+    ".oxps": "xps",
+    ".epub": "epub",
+    ".mobi": "mobi",
+    ".fb2": "fb2",
+    ".cbz": "cbz",
+    ".svg": "svg",
+}
+TEXT_TYPES = {".txt": "text", ".text": "text", ".md": "markdown", ".markdown": "markdown"}
+MAX_TEXT_BYTES = 256 * 1024 * 1024
+PAGE_SEPARATOR = "\n\n"
+TEXT_EXTRACTOR = "text-1"
+
+ProgressCallback = Callable[[int, int], None]
+
+pymupdf.TOOLS.mupdf_display_errors(False)
+pymupdf.TOOLS.mupdf_display_warnings(False)
+
+
+@dataclass
+class Extraction:
+    """What ingest learns from a file before it is chunked and stored."""
+
+    text: str
+    page_starts: list[int]
+    kind: str
+    title: str
+    extractor: str
+    headings: list[Heading] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def pymupdf_extractor_version() -> str:
+    return f"pymupdf-{pymupdf.__version__}+mupdf-{pymupdf.VersionFitz}/{LAYOUT_VERSION}"
+
+
+def detect_kind(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix in PYMUPDF_TYPES:
+        return PYMUPDF_TYPES[suffix]
+    if suffix in TEXT_TYPES:
+        return TEXT_TYPES[suffix]
+    with path.open("rb") as handle:
+        head = handle.read(1024)
+    if b"%PDF-" in head:
+        return "pdf"
+    raise UnsupportedFormatError(
+        f"{path.name}: reader cannot open '{suffix or 'extension-less'}' files; "
+        "convert it to PDF, EPUB or plain text and ingest that."
+    )
+
+
+def extract(
+    path: str | Path, password: str | None = None, progress: ProgressCallback | None = None
+) -> Extraction:
+    """Extract the canonical text of the file at ``path``."""
+    path = Path(path)
+    if not path.exists():
+        raise FileMissingError(f"{path}: no such file; check the path and try again.")
+    if path.is_dir():
+        raise UnsupportedFormatError(f"{path} is a folder; give the files inside it instead.")
+    if path.stat().st_size == 0:
+        raise EmptyDocumentError(f"{path.name} is empty (0 bytes): there is nothing to read.")
+    kind = detect_kind(path)
+    if kind in ("text", "markdown"):
+        return _extract_text(path, kind)
+    return _extract_pymupdf(path, kind, password, progress)
+
+
+# -- PyMuPDF documents -------------------------------------------------------
+
+
+def _open_pymupdf(path: Path, kind: str, password: str | None) -> pymupdf.Document:
+    try:
+        document = pymupdf.open(path, filetype=kind)
+    except Exception as error:  # PyMuPDF raises several types for damaged files
+        raise CorruptDocumentError(
+            f"{path.name} is damaged or not really a {kind.upper()} file "
+            f"({_first_line(error)}); re-download it or re-save it from another program."
+        ) from None
+    if document.needs_pass:
+        if not password:
+            document.close()
+            raise EncryptedDocumentError(
+                f"{path.name} is password-protected: ingest it again with --password."
+            )
+        if not document.authenticate(password):
+            document.close()
+            raise EncryptedDocumentError(
+                f"The password given for {path.name} is not right: check it and try again."
+            )
+    return document
+
+
+def _extract_pymupdf(
+    path: Path, kind: str, password: str | None, progress: ProgressCallback | None
+) -> Extraction:
+    document = _open_pymupdf(path, kind, password)
+    with document:
+        try:
+            page_count = document.page_count
+        except Exception as error:
+            raise CorruptDocumentError(
+                f"{path.name} is damaged: its page count cannot be read "
+                f"({_first_line(error)}); re-save it from another program."
+            ) from None
+        if page_count == 0:
+            raise CorruptDocumentError(
+                f"{path.name} has no pages (the file is damaged or empty); "
+                "re-download it or re-save it from another program."
+            )
+
+        page_texts: list[str] = []
+        page_block_lists: list[list[TextBlock]] = []
+        unreadable: list[int] = []
+        for number in range(page_count):
+            try:
+                blocks = page_blocks(
+                    document[number].get_text("dict", flags=EXTRACTION_FLAGS, sort=False)
+                )
+            except Exception:
+                blocks = []
+                unreadable.append(number + 1)
+            page_block_lists.append(blocks)
+            page_texts.append("\n\n".join(block.text for block in blocks))
+            if progress is not None:
+                progress(number + 1, page_count)
+
+        try:
+            toc = document.get_toc(simple=True)
+        except Exception:
+            toc = []
+        metadata_title = (document.metadata or {}).get("title") or ""
+
+    text, page_starts = _join_pages(page_texts)
+    visible = sum(1 for char in text if not char.isspace())
+    if visible == 0:
+        raise NoTextLayerError(
+            f"{path.name} has no text layer (it looks scanned): run OCR on it first, "
+            "for example `ocrmypdf in.pdf out.pdf`, and ingest the result."
+        )
+    if text.count("\ufffd") > 0.5 * visible:
+        raise NoTextLayerError(
+            f"{path.name} has no usable text layer (its fonts carry no character "
+            "mapping): run OCR on it first, for example `ocrmypdf --force-ocr`."
+        )
+
+    warnings = []
+    empty_pages = [n + 1 for n, page in enumerate(page_texts) if not page.strip()]
+    if empty_pages:
+        warnings.append(
+            f"{len(empty_pages)} of {page_count} pages have no text (scanned or blank): "
+            f"pages {_page_list(empty_pages)} cannot be searched or cited."
+        )
+    if unreadable:
+        warnings.append(f"pages {_page_list(unreadable)} could not be read and are left empty.")
+
+    if toc:
+        headings = _headings_from_outline(toc, page_texts, page_starts)
+    else:
+        headings = _headings_from_layout(page_block_lists, page_starts)
+    title = metadata_title.strip() or (headings[0].title if headings else "") or path.stem
+    return Extraction(
+        text=text,
+        page_starts=page_starts,
+        kind=kind,
+        title=title[:200],
+        extractor=pymupdf_extractor_version(),
+        headings=headings,
+        warnings=warnings,
+    )
+
+
+def _join_pages(page_texts: list[str]) -> tuple[str, list[int]]:
+    page_starts = []
+    offset = 0
+    for index, page in enumerate(page_texts):
+        if index:
+            offset += len(PAGE_SEPARATOR)
+        page_starts.append(offset)
+        offset += len(page)
+    return PAGE_SEPARATOR.join(page_texts), page_starts
+
+
+def _headings_from_outline(
+    toc: list[list], page_texts: list[str], page_starts: list[int]
+) -> list[Heading]:
+    """Place each outline entry at its title on its page, else at the page top."""
+    headings = []
+    normalized_pages: dict[int, tuple] = {}
+    for entry in toc:
+        level, title, page = int(entry[0]), str(entry[1]).strip(), int(entry[2])
+        if not title or not 1 <= page <= len(page_texts):
+            continue
+        index = page - 1
+        if index not in normalized_pages:
+            normalized_pages[index] = normalize(page_texts[index])
+        page_key = normalized_pages[index]
+        offset = page_starts[index]
+        title_key = normalize_key(title)[:60]
+        if title_key:
+            found = page_key.key.find(title_key)
+            if found >= 0:
+                offset += page_key.origin[found]
+        headings.append(Heading(offset=offset, level=level, title=title))
+    headings.sort(key=lambda heading: heading.offset)
+    return headings
+
+
+def _headings_from_layout(
+    page_block_lists: list[list[TextBlock]], page_starts: list[int]
+) -> list[Heading]:
+    """Headings from typography: short blocks set clearly larger than body text."""
+    sizes: Counter[float] = Counter()
+    for blocks in page_block_lists:
+        for block in blocks:
+            sizes[round(block.size * 2) / 2] += len(block.text)
+    if not sizes:
+        return []
+    body = sizes.most_common(1)[0][0]
+    candidates: list[tuple[int, float, str]] = []
+    for page_index, blocks in enumerate(page_block_lists):
+        offset = page_starts[page_index]
+        for block in blocks:
+            text = " ".join(block.lines)
+            letters = sum(char.isalpha() for char in text)
+            if (
+                block.size >= body * 1.15
+                and block.size - body >= 1.0
+                and len(block.lines) <= 3
+                and len(text) <= 120
+                and letters >= 3
+            ):
+                candidates.append((offset, block.size, text))
+            offset += len(block.text) + 2
+    if len(candidates) > 0.5 * sum(len(blocks) for blocks in page_block_lists):
+        return []  # large type everywhere is a layout, not a hierarchy
+    levels = {size: rank + 1 for rank, size in enumerate(sorted({c[1] for c in candidates}, reverse=True))}
+    return [Heading(offset, min(levels[size], 3), text) for offset, size, text in candidates]
+
+
+# -- plain text and Markdown ---------------------------------------------------
+
+_BOMS = [
+    (b"\xef\xbb\xbf", "utf-8-sig"),
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+]
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """Decode bytes in the encodings users are likely to have."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(encoding)
+            except UnicodeDecodeError:
+                break
+    else:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        if b"\x00" not in data:
+            try:
+                text = data.decode("cp1252")
+            except UnicodeDecodeError:
+                text = data.decode("latin-1")
+            controls = sum(
+                1 for char in text if ord(char) < 32 and char not in "\t\n\r\f\v"
+            )
+            if controls <= 0.01 * len(text):
+                return text
+    raise DecodingError(
+        f"{name} is not readable text (binary data, or an encoding reader cannot "
+        "recognise): save it as UTF-8 text and ingest it again."
+    )
+
+
+_ATX_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_FENCE = re.compile(r"^(```|~~~)", re.MULTILINE)
+_TEXT_HEADING = re.compile(
+    r"(?:^|\n[ \t]*\n)[ \t]*((?:(?:chapter|book|part|section|volume|appendix|article|canto)"
+    r"\b[^\n]{0,60})|(?:\d+(?:\.\d+)*\.?[ \t]+[A-Z][^\n]{0,70}))[ \t]*(?=\n[ \t]*\n)",
+    re.IGNORECASE,
+)
+_GUTENBERG_TITLE = re.compile(r"^Title:[ \t]*(.+)$", re.MULTILINE)
+
+
+def _extract_text(path: Path, kind: str) -> Extraction:
+    size = path.stat().st_size
+    if size > MAX_TEXT_BYTES:
+        raise TooLargeError(
+            f"{path.name} is {size // (1024 * 1024)} MiB of text, more than reader's limit of "
+            f"{MAX_TEXT_BYTES // (1024 * 1024)} MiB: split it into smaller files."
+        )
+    raw = decode_text(path.read_bytes(), path.name)
+    # Line ends are unified; form feeds become line breaks of the same length
+    # and mark page starts, as in paginated plain text (RFCs, old manuals).
+    text = raw.replace("\r\n", "\n").replace("\r", "\n")
+    page_starts = [0] + [match.end() for match in re.finditer("\f", text)]
+    text = text.replace("\f", "\n")
+    if not text.strip():
+        raise EmptyDocumentError(f"{path.name} holds only whitespace: there is nothing to read.")
+    headings = _markdown_headings(text) if kind == "markdown" else _text_headings(text)
+    title_match = _GUTENBERG_TITLE.search(text[:5000])
+    if kind == "markdown" and headings:
+        title = headings[0].title
+    elif title_match:
+        title = title_match.group(1).strip()
+    else:
+        title = path.stem
+    return Extraction(
+        text=text,
+        page_starts=page_starts,
+        kind=kind,
+        title=title[:200],
+        extractor=TEXT_EXTRACTOR,
+        headings=headings,
+    )
+
+
+def _markdown_headings(text: str) -> list[Heading]:
+    fenced_ranges = []
+    fences = [match.start() for match in _FENCE.finditer(text)]
+    for opening, closing in zip(fences[::2], fences[1::2], strict=False):
+        fenced_ranges.append((opening, closing))
+    if len(fences) % 2:
+        fenced_ranges.append((fences[-1], len(text)))
+    headings = []
+    for match in _ATX_HEADING.finditer(text):
+        if any(start <= match.start() < end for start, end in fenced_ranges):
+            continue
+        headings.append(Heading(match.start(), len(match.group(1)), match.group(2).strip()))
+    return headings
+
+
+def _text_headings(text: str) -> list[Heading]:
+    headings = []
+    for match in _TEXT_HEADING.finditer(text):
+        title = match.group(1).strip()
+        numbered = re.match(r"\d+(?:\.\d+)*", title)
+        level = title[: numbered.end()].count(".") + 1 if numbered else 1
+        if numbered and title[numbered.end() :].startswith("."):
+            level = max(1, level - 1)
+        headings.append(Heading(match.start(1), min(level, 3), title))
+    return headings
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0][:120] if text else type(error).__name__
+
+
+def _page_list(pages: list[int]) -> str:
+    shown = ", ".join(str(page) for page in pages[:10])
+    return shown + (f" and {len(pages) - 10} more" if len(pages) > 10 else "")

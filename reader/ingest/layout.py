@@ -1,0 +1,143 @@
+"""How a PDF page becomes canonical text, and how a span maps back onto the page.
+
+The canonical text of a page is assembled from PyMuPDF's ``dict`` extraction:
+each text line becomes one line (its spans joined, surrounding whitespace
+stripped), the lines of a block are joined with ``\\n``, and blocks are
+separated by a blank line, so paragraphs stay visible as paragraphs. Pages are
+joined with a blank line as well; the page map (``page_starts``) records where
+each page begins.
+
+Extraction flags, chosen deliberately because offsets point into what they
+produce:
+- ligatures are expanded (no ``TEXT_PRESERVE_LIGATURES``): the text shows and
+  searches as "fi", and each expanded letter keeps its own box on the page;
+- whitespace is preserved as printed (``TEXT_PRESERVE_WHITESPACE``), then
+  stripped at line ends by us;
+- no de-hyphenation (no ``TEXT_DEHYPHENATE``): a word broken across a line end
+  stays as printed ("con-" / "tinued"), so the viewer matches the page; the
+  verifier's normalisation joins such words when matching quotes;
+- text outside the page's media box is ignored (``TEXT_MEDIABOX_CLIP``);
+- characters without a Unicode mapping come out as U+FFFD rather than raw
+  glyph ids, which would read as plausible but wrong letters.
+
+The ``rawdict`` extraction yields the same characters as ``dict`` plus a box per
+character, so ``page_text_with_boxes`` rebuilds a page's text with one box per
+character and a span of the canonical text maps onto rectangles exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import pymupdf
+
+EXTRACTION_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
+LAYOUT_VERSION = "layout-1"
+
+Box = tuple[float, float, float, float]
+
+
+def _stripped_bounds(text: str) -> tuple[int, int]:
+    start = len(text) - len(text.lstrip())
+    return start, len(text.rstrip())
+
+
+def _assemble(blocks: Iterable[Sequence[str]]) -> str:
+    return "\n\n".join("\n".join(lines) for lines in blocks if lines)
+
+
+class TextBlock:
+    """One block of a page: its lines and the largest font size in it."""
+
+    __slots__ = ("lines", "size")
+
+    def __init__(self, lines: list[str], size: float) -> None:
+        self.lines = lines
+        self.size = size
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def page_blocks(page_dict: dict[str, Any]) -> list[TextBlock]:
+    """The non-empty text blocks of a page's ``dict`` extraction, in order."""
+    blocks = []
+    for block in page_dict["blocks"]:
+        if block["type"] != 0:
+            continue
+        lines = []
+        size = 0.0
+        for line in block["lines"]:
+            text = "".join(span["text"] for span in line["spans"]).strip()
+            if text:
+                lines.append(text)
+                size = max(size, *(span["size"] for span in line["spans"]))
+        if lines:
+            blocks.append(TextBlock(lines, size))
+    return blocks
+
+
+def page_text(page_dict: dict[str, Any]) -> str:
+    """Canonical text of one page from its ``dict`` extraction."""
+    return _assemble(block.lines for block in page_blocks(page_dict))
+
+
+def page_text_with_boxes(page: pymupdf.Page) -> tuple[str, list[Box | None]]:
+    """The page's canonical text and, for each of its characters, a box.
+
+    Separators (line breaks between lines and blocks) have no box (``None``).
+    """
+    raw = page.get_text("rawdict", flags=EXTRACTION_FLAGS)
+    parts: list[str] = []
+    boxes: list[Box | None] = []
+    for block in raw["blocks"]:
+        if block["type"] != 0:
+            continue
+        block_lines: list[tuple[str, list[Box]]] = []
+        for line in block["lines"]:
+            chars = [char for span in line["spans"] for char in span["chars"]]
+            text = "".join(char["c"] for char in chars)
+            start, end = _stripped_bounds(text)
+            if end > start:
+                block_lines.append(
+                    (text[start:end], [tuple(c["bbox"]) for c in chars[start:end]])
+                )
+        if not block_lines:
+            continue
+        if parts:
+            parts.append("\n\n")
+            boxes.extend([None, None])
+        for index, (text, line_boxes) in enumerate(block_lines):
+            if index:
+                parts.append("\n")
+                boxes.append(None)
+            parts.append(text)
+            boxes.extend(line_boxes)
+    return "".join(parts), boxes
+
+
+def span_rects(page: pymupdf.Page, start: int, end: int) -> list[pymupdf.Rect]:
+    """Rectangles covering characters ``[start, end)`` of the page's text.
+
+    Offsets are relative to the page's first character. One rectangle is
+    returned per line touched, which is what a highlighter wants to paint.
+    """
+    _, boxes = page_text_with_boxes(page)
+    rects: list[pymupdf.Rect] = []
+    current: pymupdf.Rect | None = None
+    for box in boxes[max(0, start) : max(0, end)]:
+        if box is None:
+            if current is not None:
+                rects.append(current)
+                current = None
+            continue
+        rect = pymupdf.Rect(box)
+        if current is None:
+            current = rect
+        else:
+            current |= rect
+    if current is not None:
+        rects.append(current)
+    return [rect for rect in rects if not rect.is_empty]

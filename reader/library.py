@@ -1,0 +1,144 @@
+"""The library: the one object the CLI and the GUI talk to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reader.config import library_path
+from reader.errors import DocumentNotFoundError, FileMissingError, UnsupportedFormatError
+from reader.ingest import document_id, extractor_for, read_document
+from reader.ingest.extract import ProgressCallback
+from reader.records import Chunk, Document, SearchHit
+from reader.retrieve import search
+from reader.store import LibraryStore
+from reader.verify import DocumentVerifier
+
+
+@dataclass
+class IngestResult:
+    path: str
+    doc_id: str
+    title: str
+    pages: int
+    chars: int
+    chunks: int
+    added: bool
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "pages": self.pages,
+            "chars": self.chars,
+            "chunks": self.chunks,
+            "added": self.added,
+            "warnings": self.warnings,
+        }
+
+
+class Library:
+    """Documents, chunks, search and verification over one library database."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.store = LibraryStore(path or library_path())
+        self._verifiers: dict[str, DocumentVerifier] = {}
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def ingest(
+        self,
+        path: str | Path,
+        password: str | None = None,
+        progress: ProgressCallback | None = None,
+    ) -> IngestResult:
+        """Add a file to the library; a file already there (same bytes, same
+        extractor) is left as it is."""
+        path = Path(path)
+        if not path.is_file():
+            if path.is_dir():
+                raise UnsupportedFormatError(
+                    f"{path} is a folder; give the files inside it instead."
+                )
+            raise FileMissingError(f"{path}: no such file; check the path and try again.")
+        doc_id = document_id(path)
+        stored_extractor = self.store.document_extractor(doc_id)
+        if stored_extractor is not None and stored_extractor == extractor_for(path):
+            self.store.update_path(doc_id, str(path.resolve()))
+            return self._result(path, doc_id, added=False)
+        document, chunks = read_document(path, password=password, progress=progress, doc_id=doc_id)
+        self.store.add_document(document, chunks)
+        self._verifiers.pop(doc_id, None)
+        return self._result(path, doc_id, added=True, chunks=len(chunks), document=document)
+
+    def _result(
+        self,
+        path: Path,
+        doc_id: str,
+        added: bool,
+        chunks: int | None = None,
+        document: Document | None = None,
+    ) -> IngestResult:
+        document = document or self.store.get_document(doc_id)
+        if chunks is None:
+            chunks = len(self.store.chunks(doc_id))
+        return IngestResult(
+            path=str(path),
+            doc_id=doc_id,
+            title=document.title,
+            pages=document.pages,
+            chars=document.chars,
+            chunks=chunks,
+            added=added,
+            warnings=document.warnings,
+        )
+
+    def resolve(self, reference: str, password: str | None = None) -> Document:
+        """A document from a file path (ingested first if needed) or a document id."""
+        path = Path(reference)
+        if path.is_file():
+            return self.document(self.ingest(path, password=password).doc_id)
+        matches = self.store.find_document_ids(reference) if len(reference) >= 4 else []
+        if len(matches) == 1:
+            return self.document(matches[0])
+        if len(matches) > 1:
+            raise DocumentNotFoundError(
+                f"'{reference}' matches {len(matches)} documents; give more of the id."
+            )
+        raise DocumentNotFoundError(
+            f"'{reference}' is neither a file nor a document id in the library; "
+            "give a file path, or an id from `reader list`."
+        )
+
+    def document(self, doc_id: str) -> Document:
+        return self.store.get_document(doc_id)
+
+    def documents(self) -> list[dict[str, object]]:
+        return self.store.list_documents()
+
+    def chunks(self, doc_id: str) -> list[Chunk]:
+        return self.store.chunks(doc_id)
+
+    def remove(self, doc_id: str) -> None:
+        self.store.remove_document(doc_id)
+        self._verifiers.pop(doc_id, None)
+
+    def search(self, query: str, doc_id: str | None = None, limit: int = 10) -> list[SearchHit]:
+        return search(self.store, query, doc_id=doc_id, limit=limit)
+
+    def verifier(self, doc_id: str) -> DocumentVerifier:
+        """A verifier for the document, kept for reuse within this process."""
+        if doc_id not in self._verifiers:
+            self._verifiers[doc_id] = DocumentVerifier(
+                self.document(doc_id), self.chunks(doc_id)
+            )
+        return self._verifiers[doc_id]

@@ -1,0 +1,68 @@
+"""BM25 search over chunks that accepts any text a user types.
+
+User text never reaches FTS5's query syntax: it is split into words, each word
+becomes a quoted string (a run of CJK characters becomes a quoted phrase of
+single characters, matching how the index stores them), and the words are
+joined with OR so that BM25 ranks chunks by how many and how rare the matched
+words are. ``AND``, ``*``, quotes and brackets are therefore plain words or
+nothing at all, and never a syntax error.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from reader.records import SearchHit
+from reader.store.database import LibraryStore
+
+_CJK_LETTERS = "\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK_LETTERS}]+|[^\W{_CJK_LETTERS}]+")
+MAX_QUERY_TERMS = 64
+
+
+def build_fts_query(text: str) -> str:
+    """An FTS5 MATCH expression for free text; empty if it holds no words."""
+    terms: list[str] = []
+    for token in _TOKEN.findall(unicodedata.normalize("NFKC", text)):
+        if _is_cjk(token[0]):
+            term = '"' + " ".join(token) + '"'
+        else:
+            term = f'"{token}"'
+        if term not in terms:
+            terms.append(term)
+    return " OR ".join(terms[:MAX_QUERY_TERMS])
+
+
+_CJK_CLASS = re.compile(f"[{_CJK_LETTERS}]")
+
+
+def _is_cjk(char: str) -> bool:
+    return _CJK_CLASS.match(char) is not None
+
+
+def search(
+    store: LibraryStore, query: str, doc_id: str | None = None, limit: int = 10
+) -> list[SearchHit]:
+    """The best-matching chunks for ``query``, best first, with BM25 scores.
+
+    Scores are positive; higher is better. ``doc_id`` restricts the search to
+    one document.
+    """
+    expression = build_fts_query(query)
+    if not expression or limit <= 0:
+        return []
+    sql = (
+        "SELECT chunks_fts.rowid, -bm25(chunks_fts, 1.0, 0.5) AS score FROM chunks_fts "
+        "JOIN chunks ON chunks.rowid = chunks_fts.rowid "
+        "WHERE chunks_fts MATCH ?"
+    )
+    parameters: list[object] = [expression]
+    if doc_id is not None:
+        sql += " AND chunks.doc_id = ?"
+        parameters.append(doc_id)
+    sql += " ORDER BY score DESC LIMIT ?"
+    parameters.append(limit)
+    rows = list(store.execute(sql, parameters))
+    chunks = store.chunks_by_rowid(row[0] for row in rows)
+    return [SearchHit(chunks[rowid], float(score)) for rowid, score in rows if rowid in chunks]

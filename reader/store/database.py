@@ -1,0 +1,216 @@
+"""Reading and writing the library.
+
+One ``LibraryStore`` per thread: SQLite connections must not cross threads, so
+workers receive the database path and open their own.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import sqlite_utils
+
+from reader.errors import ChunkNotFoundError, DocumentNotFoundError, StoreError
+from reader.records import Chunk, Document, Heading
+from reader.store.migrations import apply_migrations
+from reader.textnorm import search_form
+
+_CHUNK_COLUMNS = 'id, doc_id, seq, start, "end", text, heading, page_start, page_end'
+
+
+class LibraryStore:
+    """The SQLite database holding documents, chunks and the full-text index."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            connection = sqlite3.connect(str(self.path), timeout=30)
+            self.db = sqlite_utils.Database(connection)
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            apply_migrations(self.db)
+        except sqlite3.DatabaseError as error:
+            raise StoreError(
+                f"The library at {self.path} cannot be opened ({error}); "
+                "move it aside or point READER_HOME at another folder."
+            ) from None
+
+    def close(self) -> None:
+        self.db.conn.close()
+
+    def __enter__(self) -> LibraryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- documents -----------------------------------------------------------
+
+    def document_extractor(self, doc_id: str) -> str | None:
+        row = self.db.execute("SELECT extractor FROM documents WHERE id = ?", [doc_id]).fetchone()
+        return row[0] if row else None
+
+    def add_document(self, document: Document, chunks: list[Chunk]) -> None:
+        """Store a document and its chunks in one transaction, replacing any old copy.
+
+        Either everything lands or nothing does: a process that dies midway
+        leaves the library as it was.
+        """
+        conn = self.db.conn
+        try:
+            with conn:
+                self._delete_document_rows(document.id)
+                conn.execute(
+                    "INSERT INTO documents (id, title, path, kind, pages, chars, extractor, "
+                    "ingested_at, page_starts, headings, warnings, text) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        document.id,
+                        document.title,
+                        document.path,
+                        document.kind,
+                        document.pages,
+                        document.chars,
+                        document.extractor,
+                        document.ingested_at or datetime.now(UTC).isoformat(timespec="seconds"),
+                        json.dumps(document.page_starts),
+                        json.dumps([[h.offset, h.level, h.title] for h in document.headings]),
+                        json.dumps(document.warnings),
+                        document.text,
+                    ],
+                )
+                self._insert_chunks(chunks)
+        except sqlite3.DatabaseError as error:
+            raise StoreError(
+                f"Could not save {document.path} to the library ({error}); nothing was changed."
+            ) from None
+
+    def _insert_chunks(self, chunks: list[Chunk]) -> None:
+        conn = self.db.conn
+        conn.executemany(
+            f"INSERT INTO chunks ({_CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                (c.id, c.doc_id, c.seq, c.start, c.end, c.text, json.dumps(list(c.heading)),
+                 c.page_start, c.page_end)
+                for c in chunks
+            ),
+        )
+        conn.executemany(
+            "INSERT INTO chunks_fts (rowid, text, heading) "
+            "SELECT rowid, ?, ? FROM chunks WHERE id = ?",
+            ((search_form(c.text), search_form(c.heading_path), c.id) for c in chunks),
+        )
+
+    def _delete_document_rows(self, doc_id: str) -> None:
+        conn = self.db.conn
+        conn.execute(
+            "DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)",
+            [doc_id],
+        )
+        conn.execute("DELETE FROM chunks WHERE doc_id = ?", [doc_id])
+        conn.execute("DELETE FROM documents WHERE id = ?", [doc_id])
+
+    def remove_document(self, doc_id: str) -> None:
+        with self.db.conn:
+            self._delete_document_rows(doc_id)
+
+    def update_path(self, doc_id: str, path: str) -> None:
+        with self.db.conn:
+            self.db.execute("UPDATE documents SET path = ? WHERE id = ?", [path, doc_id])
+
+    def get_document(self, doc_id: str) -> Document:
+        row = self.db.execute(
+            "SELECT id, title, path, kind, extractor, ingested_at, page_starts, headings, "
+            "warnings, text FROM documents WHERE id = ?",
+            [doc_id],
+        ).fetchone()
+        if row is None:
+            raise DocumentNotFoundError(
+                f"No document with id {doc_id} in the library; `reader list` shows what is there."
+            )
+        return Document(
+            id=row[0],
+            title=row[1],
+            path=row[2],
+            kind=row[3],
+            extractor=row[4],
+            ingested_at=row[5],
+            page_starts=json.loads(row[6]),
+            headings=[Heading(o, lv, t) for o, lv, t in json.loads(row[7])],
+            warnings=json.loads(row[8]),
+            text=row[9],
+        )
+
+    def find_document_ids(self, prefix: str) -> list[str]:
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self.db.execute(
+            "SELECT id FROM documents WHERE id LIKE ? ESCAPE '\\'", [escaped + "%"]
+        ).fetchall()
+        return [row[0] for row in rows]
+
+    def list_documents(self) -> list[dict[str, object]]:
+        rows = self.db.execute(
+            "SELECT d.id, d.title, d.path, d.kind, d.pages, d.chars, d.extractor, d.ingested_at, "
+            "d.warnings, (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) "
+            "FROM documents d ORDER BY d.ingested_at, d.title"
+        ).fetchall()
+        keys = ["id", "title", "path", "kind", "pages", "chars", "extractor", "ingested_at",
+                "warnings", "chunks"]
+        documents = []
+        for row in rows:
+            record = dict(zip(keys, row, strict=True))
+            record["warnings"] = json.loads(str(record["warnings"]))
+            documents.append(record)
+        return documents
+
+    # -- chunks ----------------------------------------------------------------
+
+    def chunks(self, doc_id: str) -> list[Chunk]:
+        rows = self.db.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE doc_id = ? ORDER BY seq", [doc_id]
+        ).fetchall()
+        return [_chunk_from_row(row) for row in rows]
+
+    def chunk(self, chunk_id: str) -> Chunk:
+        row = self.db.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE id = ?", [chunk_id]
+        ).fetchone()
+        if row is None:
+            raise ChunkNotFoundError(f"No chunk with id {chunk_id} in the library.")
+        return _chunk_from_row(row)
+
+    def chunks_by_rowid(self, rowids: Iterable[int]) -> dict[int, Chunk]:
+        ids = list(rowids)
+        if not ids:
+            return {}
+        marks = ", ".join("?" * len(ids))
+        rows = self.db.execute(
+            f"SELECT rowid, {_CHUNK_COLUMNS} FROM chunks WHERE rowid IN ({marks})", ids
+        ).fetchall()
+        return {row[0]: _chunk_from_row(row[1:]) for row in rows}
+
+    def execute(self, sql: str, parameters: Iterable[object] = ()) -> Iterator[tuple]:
+        try:
+            yield from self.db.execute(sql, list(parameters))
+        except sqlite3.OperationalError as error:
+            raise StoreError(f"The library query failed ({error}).") from None
+
+
+def _chunk_from_row(row: tuple) -> Chunk:
+    return Chunk(
+        id=row[0],
+        doc_id=row[1],
+        seq=row[2],
+        start=row[3],
+        end=row[4],
+        text=row[5],
+        heading=tuple(json.loads(row[6])),
+        page_start=row[7],
+        page_end=row[8],
+    )

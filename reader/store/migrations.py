@@ -1,0 +1,85 @@
+"""Numbered schema migrations, applied in order, each in its own transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlite_utils
+
+Migration = Callable[[sqlite_utils.Database], None]
+MIGRATIONS: dict[int, Migration] = {}
+
+
+def migration(number: int) -> Callable[[Migration], Migration]:
+    def register(function: Migration) -> Migration:
+        if number in MIGRATIONS:
+            raise ValueError(f"migration {number} is registered twice")
+        MIGRATIONS[number] = function
+        return function
+
+    return register
+
+
+def apply_migrations(db: sqlite_utils.Database) -> list[int]:
+    """Apply every migration not yet recorded; return the numbers applied."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations (number INTEGER PRIMARY KEY, applied_at TEXT)"
+    )
+    applied = {row[0] for row in db.execute("SELECT number FROM _migrations").fetchall()}
+    done = []
+    for number in sorted(MIGRATIONS):
+        if number in applied:
+            continue
+        with db.conn:
+            MIGRATIONS[number](db)
+            db.execute(
+                "INSERT INTO _migrations (number, applied_at) VALUES (?, datetime('now'))",
+                [number],
+            )
+        done.append(number)
+    return done
+
+
+@migration(1)
+def create_documents_and_chunks(db: sqlite_utils.Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE documents (
+            id TEXT PRIMARY KEY,
+            title TEXT NOT NULL,
+            path TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            pages INTEGER NOT NULL,
+            chars INTEGER NOT NULL,
+            extractor TEXT NOT NULL,
+            ingested_at TEXT NOT NULL,
+            page_starts TEXT NOT NULL,
+            headings TEXT NOT NULL,
+            warnings TEXT NOT NULL,
+            text TEXT NOT NULL
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE chunks (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            start INTEGER NOT NULL,
+            "end" INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            heading TEXT NOT NULL,
+            page_start INTEGER NOT NULL,
+            page_end INTEGER NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX chunks_by_document ON chunks (doc_id, seq)")
+    # The index keeps its own copy of the text in search form (see
+    # textnorm.search_form), so it is not an external-content table.
+    db.execute(
+        "CREATE VIRTUAL TABLE chunks_fts USING fts5("
+        "text, heading, tokenize = 'unicode61 remove_diacritics 2')"
+    )

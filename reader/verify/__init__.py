@@ -1,0 +1,5 @@
+"""Checking quotes against the canonical text, to the character."""
+
+from reader.verify.verifier import DocumentVerifier
+
+__all__ = ["DocumentVerifier"]

@@ -1,0 +1,354 @@
+"""The span verifier: is this quote in that source, and exactly where?
+
+Three outcomes (see DESIGN.md):
+- exact: the normalised quote occurs in the normalised source; the span covers
+  exactly the quoted characters of the canonical text;
+- fuzzy: the quote is there but damaged by extraction (a dropped ligature, a
+  word split or run together, a garbled character); the best-aligned span is
+  returned and flagged;
+- miss: not in the cited source, with the reason, including when the quote is
+  in another chunk than the one cited.
+
+Fuzzy matching tolerates extraction damage, never rewriting: a changed number,
+an added or dropped negation, a swapped, added or dropped word is a different
+statement and is a miss however similar the strings are.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Collection, Sequence
+from difflib import SequenceMatcher
+
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import Levenshtein
+
+from reader.records import Chunk, Document, Verification
+from reader.textnorm import NormalizedText, normalize, normalize_key
+
+FUZZY_MIN_SCORE = 85.0
+_CANDIDATE_CUTOFF = 75.0
+_WORD = re.compile(r"\w+")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nor|neither|nobody|nothing|nowhere|cannot|without|"
+    r"nicht|kein\w*|nie|pas|non|jamais|nunca|nada)\b|n't\b"
+)
+# Letter pairs that extraction confuses with each other (glyph look-alikes).
+_LOOKALIKES = {("l", "i"), ("i", "l"), ("l", "1"), ("1", "l"), ("o", "0"), ("0", "o")}
+
+
+class DocumentVerifier:
+    """Verifies quotes against one document and its chunks.
+
+    Build one per document and reuse it: normalising a long document is the
+    expensive part, matching a quote afterwards is cheap.
+    """
+
+    def __init__(self, document: Document, chunks: Sequence[Chunk]) -> None:
+        self.document = document
+        self.chunks = sorted(chunks, key=lambda chunk: chunk.start)
+        self._by_id = {chunk.id: chunk for chunk in self.chunks}
+        self._norm: NormalizedText = normalize(document.text)
+        origin = self._norm.origin
+        self._chunk_starts = [chunk.start for chunk in self.chunks]
+        self._key_ranges = {
+            chunk.id: (bisect_left(origin, chunk.start), bisect_left(origin, chunk.end))
+            for chunk in self.chunks
+        }
+        self._chunk_keys: list[str] | None = None
+
+    # -- public ------------------------------------------------------------------
+
+    def verify(
+        self,
+        quote: str,
+        source: str | None = None,
+        retrieved: Collection[str] | None = None,
+    ) -> Verification:
+        """Check ``quote`` against chunk ``source`` (or the whole document if None).
+
+        ``retrieved`` names the chunks the model was shown; citing any other
+        chunk is a miss even if the quote is there.
+        """
+        quote_key = normalize_key(quote)
+        if not quote_key:
+            return Verification("miss", "the quote is empty", chunk_id=source)
+        positions = self._find_all(quote_key)
+        occurrences = len(positions)
+
+        if source is None:
+            return self._verify_in_document(quote_key, positions)
+
+        chunk = self._by_id.get(source)
+        if chunk is None:
+            return Verification(
+                "miss",
+                f"source {source} is not a chunk of this document",
+                chunk_id=source,
+                occurrences=occurrences,
+            )
+        if retrieved is not None and source not in retrieved:
+            return Verification(
+                "miss",
+                f"source {source} was not among the passages retrieved for this question",
+                chunk_id=source,
+                occurrences=occurrences,
+            )
+        low, high = self._key_ranges[source]
+        length = len(quote_key)
+        for position in positions:
+            if position < high and position + length > low:
+                return self._exact(source, position, length, occurrences)
+        if positions:
+            elsewhere = tuple(dict.fromkeys(self._chunk_at_key(p) for p in positions))
+            return Verification(
+                "miss",
+                f"the quote is in chunk {', '.join(elsewhere)}, not in the cited chunk {source}",
+                chunk_id=source,
+                occurrences=occurrences,
+                found_in=elsewhere,
+            )
+        aligned = self._fuzzy_in_range(quote_key, low, high)
+        if aligned is not None:
+            return self._fuzzy(source, aligned)
+        other = self._fuzzy_anywhere(quote_key, exclude=source)
+        if other is not None:
+            other_chunk = self._chunk_at_key(other[0])
+            return Verification(
+                "miss",
+                f"a damaged copy of the quote is in chunk {other_chunk}, "
+                f"not in the cited chunk {source}",
+                chunk_id=source,
+                score=other[2],
+                found_in=(other_chunk,),
+            )
+        return Verification(
+            "miss",
+            "the quote was not found in the cited chunk or anywhere in the document",
+            chunk_id=source,
+        )
+
+    def find_all(self, quote: str) -> list[tuple[int, int]]:
+        """Every ``[start, end)`` span of the canonical text matching ``quote`` exactly."""
+        quote_key = normalize_key(quote)
+        if not quote_key:
+            return []
+        return [
+            self._norm.span(position, position + len(quote_key))
+            for position in self._find_all(quote_key)
+        ]
+
+    # -- outcomes ------------------------------------------------------------------
+
+    def _exact(self, chunk_id: str, position: int, length: int, occurrences: int) -> Verification:
+        start, end = self._norm.span(position, position + length)
+        reason = "the quote occurs in the cited source"
+        if occurrences > 1:
+            reason += f" (and {occurrences - 1} more time{'s' if occurrences > 2 else ''} "
+            reason += "in the document)"
+        return Verification(
+            "exact",
+            reason,
+            chunk_id=chunk_id,
+            start=start,
+            end=end,
+            page=self.document.page_of(start),
+            score=100.0,
+            occurrences=occurrences,
+        )
+
+    def _fuzzy(self, chunk_id: str, aligned: tuple[int, int, float]) -> Verification:
+        key_start, key_end, score = aligned
+        start, end = self._norm.span(key_start, key_end)
+        return Verification(
+            "fuzzy",
+            f"the quote matches the source up to extraction damage (similarity {score:.0f}%)",
+            chunk_id=chunk_id,
+            start=start,
+            end=end,
+            page=self.document.page_of(start),
+            score=score,
+            occurrences=0,
+        )
+
+    def _verify_in_document(self, quote_key: str, positions: list[int]) -> Verification:
+        if positions:
+            return self._exact(
+                self._chunk_at_key(positions[0]), positions[0], len(quote_key), len(positions)
+            )
+        aligned = self._fuzzy_anywhere(quote_key, exclude=None)
+        if aligned is not None:
+            return self._fuzzy(self._chunk_at_key(aligned[0]), aligned)
+        return Verification("miss", "the quote was not found anywhere in the document")
+
+    # -- matching ------------------------------------------------------------------
+
+    def _find_all(self, quote_key: str) -> list[int]:
+        key = self._norm.key
+        positions = []
+        position = key.find(quote_key)
+        while position >= 0:
+            positions.append(position)
+            position = key.find(quote_key, position + 1)
+        return positions
+
+    def _chunk_at_key(self, key_position: int) -> str:
+        offset = self._norm.origin[key_position]
+        index = bisect_right(self._chunk_starts, offset) - 1
+        chunk = self.chunks[max(0, index)]
+        return chunk.id
+
+    def _fuzzy_anywhere(
+        self, quote_key: str, exclude: str | None
+    ) -> tuple[int, int, float] | None:
+        """The best fuzzy alignment over all chunks (but ``exclude``)."""
+        if self._chunk_keys is None:
+            key = self._norm.key
+            self._chunk_keys = [
+                key[low:high] for low, high in (self._key_ranges[c.id] for c in self.chunks)
+            ]
+        candidates = process.extract(
+            quote_key,
+            self._chunk_keys,
+            scorer=fuzz.partial_ratio,
+            score_cutoff=_CANDIDATE_CUTOFF,
+            limit=5,
+        )
+        best: tuple[int, int, float] | None = None
+        for _, _, index in candidates:
+            chunk = self.chunks[index]
+            if chunk.id == exclude:
+                continue
+            low, high = self._key_ranges[chunk.id]
+            aligned = self._fuzzy_in_range(quote_key, low, high)
+            if aligned is not None and (best is None or aligned[2] > best[2]):
+                best = aligned
+        return best
+
+    def _fuzzy_in_range(
+        self, quote_key: str, low: int, high: int
+    ) -> tuple[int, int, float] | None:
+        """Align a damaged quote with key range ``[low, high)``.
+
+        The window reaches one quote length past the range on each side, so a
+        quote running across a chunk boundary is found, but the match must
+        overlap the range itself.
+        """
+        key = self._norm.key
+        window_low = max(0, low - len(quote_key))
+        window_high = min(len(key), high + len(quote_key))
+        window = key[window_low:window_high]
+        rough = fuzz.partial_ratio_alignment(quote_key, window, score_cutoff=_CANDIDATE_CUTOFF)
+        if rough is None:
+            return None
+        margin = max(8, len(quote_key) // 4)
+        area_low = max(0, rough.dest_start - margin)
+        area_high = min(len(window), rough.dest_end + margin)
+        aligned = align_damaged(quote_key, window[area_low:area_high])
+        if aligned is None:
+            return None
+        start = window_low + area_low + aligned[0]
+        end = window_low + area_low + aligned[1]
+        if not (start < high and end > low):
+            return None
+        return start, end, aligned[2]
+
+
+def align_damaged(quote: str, text: str) -> tuple[int, int, float] | None:
+    """Find the stretch of ``text`` that ``quote`` is a damaged copy of.
+
+    Both arguments are normalisation keys. Returns ``(start, end, score)`` in
+    ``text`` or None when the only alignment found changes what is said.
+    """
+    quote_words = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(quote)]
+    text_words = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
+    if not quote_words or not text_words:
+        return None
+    matcher = SequenceMatcher(
+        None, [w[0] for w in quote_words], [w[0] for w in text_words], autojunk=False
+    )
+    opcodes = matcher.get_opcodes()
+    # Text words before the quote's first word or after its last are context.
+    while opcodes and opcodes[0][0] == "insert":
+        opcodes.pop(0)
+    while opcodes and opcodes[-1][0] == "insert":
+        opcodes.pop()
+    if not opcodes or all(op[0] != "equal" for op in opcodes):
+        return None
+    opcodes = _trim_edge(opcodes, quote_words, text_words, first=True)
+    opcodes = _trim_edge(opcodes, quote_words, text_words, first=False)
+
+    for tag, q1, q2, t1, t2 in opcodes:
+        if tag == "equal":
+            continue
+        if tag in ("delete", "insert"):
+            return None  # a word added or dropped
+        damaged = "".join(w[0] for w in text_words[t1:t2])
+        intended = "".join(w[0] for w in quote_words[q1:q2])
+        if not _is_extraction_damage(intended, damaged):
+            return None
+
+    first, last = opcodes[0], opcodes[-1]
+    start = text_words[first[3]][1]
+    end = text_words[last[4] - 1][2]
+    matched = text[start:end]
+    core_quote = quote[quote_words[first[1]][1] : quote_words[last[2] - 1][2]]
+    if _NUMBER.findall(core_quote) != _NUMBER.findall(matched):
+        return None
+    if len(_NEGATION.findall(core_quote)) != len(_NEGATION.findall(matched)):
+        return None
+    score = fuzz.ratio(quote, matched)
+    if score < FUZZY_MIN_SCORE:
+        return None
+    return start, end, score
+
+
+def _trim_edge(
+    opcodes: list[tuple[str, int, int, int, int]],
+    quote_words: list[tuple[str, int, int]],
+    text_words: list[tuple[str, int, int]],
+    first: bool,
+) -> list[tuple[str, int, int, int, int]]:
+    """Drop context words folded into a replacement at the quote's edge."""
+    index = 0 if first else -1
+    tag, q1, q2, t1, t2 = opcodes[index]
+    if tag != "replace" or t2 - t1 <= 1:
+        return opcodes
+    intended = "".join(w[0] for w in quote_words[q1:q2])
+    best_range, best_score = (t1, t2), -1.0
+    for cut in range(t1, t2):
+        candidate = (cut, t2) if first else (t1, cut + 1)
+        damaged = "".join(w[0] for w in text_words[candidate[0] : candidate[1]])
+        score = Levenshtein.normalized_similarity(intended, damaged)
+        if score > best_score:
+            best_range, best_score = candidate, score
+    trimmed = list(opcodes)
+    trimmed[index] = (tag, q1, q2, best_range[0], best_range[1])
+    return trimmed
+
+
+def _is_extraction_damage(intended: str, damaged: str) -> bool:
+    """Whether ``damaged`` (source) could be ``intended`` (quote) mangled by extraction.
+
+    Both are words run together without spaces, so split and merged words
+    compare equal. Allowed: a few characters lost or gained (a dropped
+    ligature), and characters replaced by garbage or by a look-alike glyph.
+    Not allowed: a letter replaced by a different letter, which is how one
+    word becomes another.
+    """
+    if intended == damaged:
+        return True
+    if re.sub(r"\D", "", intended) != re.sub(r"\D", "", damaged):
+        return False
+    indels = 0
+    for tag, source_index, quote_index in Levenshtein.editops(damaged, intended):
+        if tag == "replace":
+            source_char, quote_char = damaged[source_index], intended[quote_index]
+            if source_char.isalnum() and quote_char.isalnum():
+                if (source_char, quote_char) not in _LOOKALIKES:
+                    return False
+        else:
+            indels += 1
+    return indels <= max(3, len(intended) // 5)
