@@ -49,8 +49,7 @@ def ingest(paths: tuple[Path, ...], password: str | None, as_json: bool) -> None
                 failures += 1
                 if as_json:
                     _echo_json({"path": str(path), "error": str(error)})
-                else:
-                    click.echo(f"error: {error}", err=True)
+                click.echo(f"error: {error}", err=True)
                 continue
             if as_json:
                 _echo_json(result.to_json())

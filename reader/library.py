@@ -114,6 +114,8 @@ class Library:
             raise DocumentNotFoundError(
                 f"'{reference}' matches {len(matches)} documents; give more of the id."
             )
+        if "/" in reference or "\\" in reference or path.suffix:
+            raise FileMissingError(f"{reference}: no such file; check the path and try again.")
         raise DocumentNotFoundError(
             f"'{reference}' is neither a file nor a document id in the library; "
             "give a file path, or an id from `reader list`."

@@ -172,7 +172,8 @@ def _extract_pymupdf(
             f"{path.name} has no text layer (it looks scanned): run OCR on it first, "
             "for example `ocrmypdf in.pdf out.pdf`, and ingest the result."
         )
-    if text.count("\ufffd") > 0.5 * visible:
+    unmapped = sum(1 for char in text if char == "\ufffd" or (ord(char) < 32 and not char.isspace()))
+    if unmapped > 0.5 * visible:
         raise NoTextLayerError(
             f"{path.name} has no usable text layer (its fonts carry no character "
             "mapping): run OCR on it first, for example `ocrmypdf --force-ocr`."
@@ -383,8 +384,10 @@ def _text_headings(text: str) -> list[Heading]:
 
 
 def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return text[0][:120] if text else type(error).__name__
+    lines = str(error).strip().splitlines()
+    if not lines or lines[0].startswith("Failed to open file"):
+        return "MuPDF cannot parse it"
+    return lines[0][:120]
 
 
 def _page_list(pages: list[int]) -> str:

@@ -20,6 +20,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Sequence
 from difflib import SequenceMatcher
+from unicodedata import combining
 
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
@@ -187,10 +188,15 @@ class DocumentVerifier:
 
     def _find_all(self, quote_key: str) -> list[int]:
         key = self._norm.key
+        length = len(quote_key)
         positions = []
         position = key.find(quote_key)
         while position >= 0:
-            positions.append(position)
+            # The key holds accented letters decomposed; a match must not cut
+            # one apart ("e" is not found in "é").
+            end = position + length
+            if not (combining(key[position]) or (end < len(key) and combining(key[end]))):
+                positions.append(position)
             position = key.find(quote_key, position + 1)
         return positions
 

@@ -1,0 +1,86 @@
+"""Shared fixtures: a private library per test, and small generated documents."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from reader.library import Library
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+CORPUS = PROJECT_ROOT.parent / "shared" / "corpus"
+
+
+@pytest.fixture(autouse=True)
+def reader_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own library folder; nothing touches the user's."""
+    home = tmp_path / "reader-home"
+    monkeypatch.setenv("READER_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def library(reader_home: Path) -> Library:
+    with Library() as opened:
+        yield opened
+
+
+PdfMaker = Callable[..., Path]
+
+
+@pytest.fixture
+def make_pdf(tmp_path: Path) -> PdfMaker:
+    """Write a PDF whose pages hold the given paragraphs.
+
+    ``pages`` is a list of pages, each a list of paragraphs (strings, wrapped
+    into a text box) or ``(text, fontsize)`` pairs for headings. ``toc`` is
+    passed to ``set_toc``.
+    """
+
+    def make(
+        pages: Sequence[Sequence[str | tuple[str, float]]],
+        name: str = "doc.pdf",
+        toc: list[list] | None = None,
+        **save_options: object,
+    ) -> Path:
+        document = pymupdf.open()
+        for paragraphs in pages:
+            page = document.new_page(width=595, height=842)
+            y = 72.0
+            for paragraph in paragraphs:
+                text, size = (paragraph, 11.0) if isinstance(paragraph, str) else paragraph
+                rect = pymupdf.Rect(72, y, 523, 800)
+                left = page.insert_textbox(rect, text, fontsize=size, fontname="helv")
+                used = rect.height - left if left >= 0 else rect.height
+                y += used + size * 1.6
+        if toc:
+            document.set_toc(toc)
+        path = tmp_path / name
+        document.save(path, **save_options)
+        document.close()
+        return path
+
+    return make
+
+
+@pytest.fixture
+def make_file(tmp_path: Path) -> Callable[[str, bytes], Path]:
+    def make(name: str, data: bytes) -> Path:
+        path = tmp_path / name
+        path.write_bytes(data)
+        return path
+
+    return make
+
+
+def corpus_dir() -> Path:
+    """The shared corpus; required in CI, skipped with a reason elsewhere."""
+    if CORPUS.is_dir():
+        return CORPUS
+    if os.environ.get("CI"):
+        pytest.fail(f"the shared corpus is missing at {CORPUS}")
+    pytest.skip(f"the shared corpus is not at {CORPUS}")

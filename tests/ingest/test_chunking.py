@@ -1,0 +1,89 @@
+import re
+
+from reader.ingest.chunking import MAX_CHARS, chunk_text
+from reader.records import Heading
+
+
+def sample_text(paragraphs: int = 40) -> str:
+    return "\n\n".join(
+        f"Paragraph {n} opens here. It continues with a second sentence about item {n}. "
+        f"A third sentence, longer than the others, closes paragraph number {n} for now."
+        for n in range(paragraphs)
+    )
+
+
+def test_chunks_are_exact_slices_and_cover_all_text():
+    text = sample_text()
+    chunks = chunk_text("d", text, [0], [])
+    assert len(chunks) > 3
+    for chunk in chunks:
+        assert text[chunk.start : chunk.end] == chunk.text
+        assert len(chunk.text) <= MAX_CHARS
+        assert chunk.url == f"reader://d#{chunk.start}-{chunk.end}"
+    covered = "".join(text[c.start : c.end] for c in chunks)
+    assert re.sub(r"\s", "", covered) == re.sub(r"\s", "", text)
+    for before, after in zip(chunks, chunks[1:], strict=False):
+        assert text[before.end : after.start].strip() == ""
+
+
+def test_chunks_end_on_sentence_or_paragraph_ends():
+    text = sample_text()
+    for chunk in chunk_text("d", text, [0], [])[:-1]:
+        assert chunk.text.endswith("."), chunk.text[-30:]
+
+
+def test_a_sentence_longer_than_a_chunk_is_split_at_whitespace():
+    text = " ".join(f"word{n}" for n in range(800))
+    chunks = chunk_text("d", text, [0], [])
+    assert len(chunks) > 1
+    for chunk in chunks:
+        assert not chunk.text.startswith(" ") and not chunk.text.endswith(" ")
+        assert re.fullmatch(r"(word\d+ ?)+", chunk.text)
+
+
+def test_ids_are_stable_and_do_not_depend_on_position_of_other_text():
+    text = sample_text()
+    first = chunk_text("d", text, [0], [])
+    again = chunk_text("d", text, [0], [])
+    assert [c.id for c in first] == [c.id for c in again]
+    assert len({c.id for c in first}) == len(first)
+    # Text added at the very end leaves earlier chunk ids alone.
+    longer = chunk_text("d", text + "\n\nA new closing paragraph.", [0], [])
+    assert [c.id for c in longer[:-2]] == [c.id for c in first[:-2]]
+
+
+def test_identical_passages_get_distinct_ids():
+    block = "Repeated boilerplate paragraph that appears often. " * 12
+    text = "\n\n".join([block.strip()] * 4)
+    chunks = chunk_text("d", text, [0], [])
+    assert len({c.text for c in chunks}) < len(chunks)
+    assert len({c.id for c in chunks}) == len(chunks)
+
+
+def test_headings_start_chunks_and_give_paths():
+    body = sample_text(6)
+    text = f"Part One\n\n{body}\n\nChapter A\n\n{body}\n\nPart Two\n\n{body}"
+    headings = [
+        Heading(0, 1, "Part One"),
+        Heading(text.index("Chapter A"), 2, "Chapter A"),
+        Heading(text.index("Part Two"), 1, "Part Two"),
+    ]
+    chunks = chunk_text("d", text, [0], headings)
+    starts = {c.start: c for c in chunks}
+    assert text.index("Chapter A") in starts
+    assert text.index("Part Two") in starts
+    assert chunks[0].heading == ("Part One",)
+    assert starts[text.index("Chapter A")].heading == ("Part One", "Chapter A")
+    assert chunks[-1].heading == ("Part Two",)
+
+
+def test_page_ranges_follow_the_page_map():
+    pages = [sample_text(3), sample_text(3), sample_text(3)]
+    text = "\n\n".join(pages)
+    starts = [0, len(pages[0]) + 2, len(pages[0]) + len(pages[1]) + 4]
+    chunks = chunk_text("d", text, starts, [])
+    assert chunks[0].page_start == 1
+    assert chunks[-1].page_end == 3
+    for chunk in chunks:
+        assert chunk.page_start <= chunk.page_end
+        assert starts[chunk.page_start - 1] <= chunk.start

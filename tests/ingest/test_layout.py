@@ -1,0 +1,42 @@
+import pymupdf
+
+from reader.ingest import read_document
+from reader.ingest.layout import EXTRACTION_FLAGS, page_text, page_text_with_boxes, span_rects
+
+
+def test_rebuilt_page_text_equals_the_canonical_page_text(make_pdf):
+    path = make_pdf(
+        [["Alpha paragraph with some words. " * 8, "Beta paragraph."], ["Gamma on page two."]]
+    )
+    document, _ = read_document(path)
+    with pymupdf.open(path) as pdf:
+        for number, page in enumerate(pdf, start=1):
+            start, end = document.page_range(number)
+            text, boxes = page_text_with_boxes(page)
+            assert text == document.text[start:end].removesuffix("\n\n")
+            assert text == page_text(page.get_text("dict", flags=EXTRACTION_FLAGS))
+            assert len(boxes) == len(text)
+            assert all((box is None) == (char == "\n") for char, box in zip(text, boxes, strict=True))
+
+
+def test_span_rects_cover_the_quoted_words_on_the_page(make_pdf):
+    path = make_pdf([["Intro line.", "The quick brown fox jumps over the lazy dog."]])
+    document, _ = read_document(path)
+    start = document.text.index("brown fox")
+    with pymupdf.open(path) as pdf:
+        page = pdf[0]
+        rects = span_rects(page, start, start + len("brown fox"))
+        expected = page.search_for("brown fox")
+    assert len(rects) == 1 and len(expected) == 1
+    found, truth = rects[0], expected[0]
+    assert abs(found.x0 - truth.x0) < 2 and abs(found.x1 - truth.x1) < 2
+    assert found.intersects(truth)
+
+
+def test_span_rects_give_one_rectangle_per_line(make_pdf):
+    path = make_pdf([["word " * 120]])
+    document, _ = read_document(path)
+    with pymupdf.open(path) as pdf:
+        rects = span_rects(pdf[0], 0, len(document.text))
+    assert len(rects) == document.text.count("\n") + 1
+    assert all(a.y1 <= b.y0 + 1 for a, b in zip(rects, rects[1:], strict=False))

@@ -1,0 +1,60 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reader.retrieve import build_fts_query
+
+
+def test_bm25_ranks_the_most_relevant_chunk_first(library, make_file):
+    text = "\n\n".join(
+        [
+            "Apples are grown in orchards. " * 10,
+            "The tax code describes deductions for orchards and farms. " * 10,
+            "Refunds are paid within thirty days of the request. Refunds need receipts. " * 6,
+        ]
+    )
+    result = library.ingest(make_file("mixed.txt", text.encode()))
+    hits = library.search("how long do refunds take", doc_id=result.doc_id, limit=3)
+    assert hits
+    assert "Refunds are paid" in hits[0].chunk.text
+    assert all(a.score >= b.score for a, b in zip(hits, hits[1:], strict=False))
+    assert all(hit.score > 0 for hit in hits)
+
+
+def test_search_can_be_limited_to_one_document(library, make_file):
+    first = library.ingest(make_file("a.txt", b"The lighthouse keeper logs every ship."))
+    second = library.ingest(make_file("b.txt", b"A lighthouse guides ships at night."))
+    everywhere = {hit.chunk.doc_id for hit in library.search("lighthouse")}
+    assert everywhere == {first.doc_id, second.doc_id}
+    only = {hit.chunk.doc_id for hit in library.search("lighthouse", doc_id=second.doc_id)}
+    assert only == {second.doc_id}
+
+
+def test_ligatures_diacritics_and_cjk_are_searchable(library, make_file):
+    library.ingest(make_file("l.txt", "The \ufb01nancial report. Caf\u00e9 society.".encode()))
+    library.ingest(make_file("c.txt", "孫悟空在傍聞講，喜得他抓耳撓腮。".encode()))
+    assert library.search("financial")
+    assert library.search("cafe")
+    hits = library.search("悟空")
+    assert hits and "孫悟空" in hits[0].chunk.text
+
+
+HOSTILE = ['"', "*", "AND", "OR NOT", "a AND", "NEAR(a b)", "col:term", "^x", "(((", "'; DROP", "-", ""]
+
+
+def test_any_user_text_is_a_valid_query(library, make_file):
+    library.ingest(make_file("a.txt", b"AND OR NOT are words here; so is NEAR."))
+    for query in HOSTILE:
+        library.search(query)  # must not raise
+    assert library.search("AND")
+    assert library.search("*") == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60))
+def test_random_text_never_raises(query):
+    from reader.library import Library
+
+    expression = build_fts_query(query)
+    assert expression.count('"') % 2 == 0
+    with Library() as library:
+        library.search(query)

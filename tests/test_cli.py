@@ -1,0 +1,155 @@
+"""The CLI contract that tests, benchmarks and tools depend on."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from reader.cli import cli
+
+TEXT = "\n\n".join(
+    f"Section {n} states that the fee is {n * 3} dollars. Payment is due monthly."
+    for n in range(40)
+)
+
+
+def run(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the real ``reader`` entry point in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "reader.cli", *args],
+        capture_output=True,
+        text=True,
+        input=input,
+    )
+
+
+def assert_one_line_failure(completed: subprocess.CompletedProcess[str]) -> str:
+    assert completed.returncode == 2, completed
+    lines = completed.stderr.strip().splitlines()
+    assert len(lines) == 1, completed.stderr
+    assert "Traceback" not in completed.stderr
+    return lines[0]
+
+
+def test_every_command_has_help():
+    runner = CliRunner()
+    for name, command in cli.commands.items():
+        assert command.help, name
+        result = runner.invoke(cli, [name, "--help"])
+        assert result.exit_code == 0, name
+
+
+def test_ingest_json_reports_each_file_and_exits_2_if_any_failed(make_file):
+    good = make_file("good.txt", TEXT.encode())
+    bad = make_file("bad.pdf", b"garbage" * 50)
+    completed = run("ingest", str(good), str(bad), "--json")
+    assert completed.returncode == 2
+    results = [json.loads(line) for line in completed.stdout.splitlines()]
+    assert results[0]["path"] == str(good)
+    assert set(results[0]) >= {"path", "doc_id", "pages", "chars", "chunks"}
+    assert results[0]["chars"] == len(TEXT)
+    assert results[1]["path"] == str(bad) and "error" in results[1]
+    assert "Traceback" not in completed.stderr
+    # the good one landed
+    listed = json.loads(run("list", "--json").stdout)
+    assert [d["id"] for d in listed] == [results[0]["doc_id"]]
+
+
+def test_ingest_succeeds_with_status_0(make_file):
+    completed = run("ingest", str(make_file("good.txt", TEXT.encode())))
+    assert completed.returncode == 0
+    assert "40" not in completed.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "words"),
+    [
+        ("missing.pdf", None, "no such file"),
+        ("empty.pdf", b"", "empty"),
+        ("corrupt.pdf", b"%PDF-1.4 garbage" * 10, "damaged"),
+        ("deck.pptx", b"PK\x03\x04", "cannot open"),
+    ],
+)
+def test_expected_failures_print_one_line_and_exit_2(tmp_path, name, data, words):
+    path = tmp_path / name
+    if data is not None:
+        path.write_bytes(data)
+    for command in (["ingest", str(path)], ["text", str(path)], ["chunks", str(path)]):
+        line = assert_one_line_failure(run(*command))
+        assert words in line.lower()
+
+
+def test_unknown_document_id_is_an_expected_failure():
+    line = assert_one_line_failure(run("text", "0123456789abcdef"))
+    assert "reader list" in line
+
+
+def test_text_prints_canonical_text_only(make_file):
+    path = make_file("doc.txt", TEXT.encode())
+    by_path = run("text", str(path))
+    assert by_path.returncode == 0 and by_path.stdout == TEXT
+    doc_id = json.loads(run("ingest", str(path), "--json").stdout)["doc_id"]
+    assert run("text", doc_id).stdout == TEXT
+    assert run("text", doc_id[:8]).stdout == TEXT
+
+
+def test_chunks_json_schema(make_file):
+    path = make_file("doc.txt", TEXT.encode())
+    completed = run("chunks", str(path), "--json")
+    chunks = json.loads(completed.stdout)
+    assert chunks
+    for chunk in chunks:
+        assert set(chunk) == {"id", "doc_id", "start", "end", "text", "heading", "pages", "url"}
+        assert TEXT[chunk["start"] : chunk["end"]] == chunk["text"]
+        assert chunk["url"] == f"reader://{chunk['doc_id']}#{chunk['start']}-{chunk['end']}"
+        assert chunk["pages"] == [1]
+
+
+def test_search_json(make_file):
+    path = make_file("doc.txt", TEXT.encode())
+    run("ingest", str(path))
+    hits = json.loads(run("search", "fee is 27 dollars", "--doc", str(path), "--json").stdout)
+    assert hits and "Section 9 " in hits[0]["text"]
+    assert all("score" in hit for hit in hits)
+    assert json.loads(run("search", '"AND *', "--json").stdout) is not None
+
+
+def test_verify_quote_and_batch(make_file, tmp_path):
+    path = make_file("doc.txt", TEXT.encode())
+    chunks = json.loads(run("chunks", str(path), "--json").stdout)
+    target = next(c for c in chunks if "Section 12 " in c["text"])
+    single = json.loads(
+        run("verify", str(path), "--quote", "the fee is 36 DOLLARS", "--source", target["id"],
+            "--json").stdout
+    )
+    assert single["status"] == "exact"
+    assert TEXT[single["start"] : single["end"]] == "the fee is 36 dollars"
+
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text(
+        "\n".join(
+            [
+                json.dumps({"quote": "the fee is 36 dollars", "source": target["id"]}),
+                json.dumps({"quote": "the fee is 37 dollars", "source": target["id"]}),
+                json.dumps({"quote": "Payment is due monthly"}),
+                "not json",
+            ]
+        )
+    )
+    completed = run("verify", str(path), "--batch", str(batch), "--json")
+    assert completed.returncode == 0, completed.stderr
+    results = [json.loads(line) for line in completed.stdout.splitlines()]
+    assert [r["status"] for r in results] == ["exact", "miss", "exact", "miss"]
+    expected_keys = {"status", "reason", "chunk_id", "start", "end", "page", "score", "occurrences"}
+    assert all(expected_keys <= set(r) for r in results)
+    assert results[1]["start"] is None and results[1]["end"] is None
+    assert results[2]["occurrences"] == 40
+
+
+def test_verify_needs_a_quote_or_a_batch(make_file):
+    path = make_file("doc.txt", TEXT.encode())
+    assert_one_line_failure(run("verify", str(path)))
