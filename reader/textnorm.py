@@ -42,11 +42,13 @@ _LETTER_BEFORE = r"(?:(?<=[^\W\d_])|(?<=[\u0300-\u036f]))"
 _LETTER_AFTER = r"(?=[^\W\d_])"
 # Characters of the first-pass key that the second pass deletes: a hyphen
 # joining two letters (and any spaces after it), spaces between two CJK
-# characters, and every space after the first in a run.
+# characters, and every space or dash after the first in a run ("--" typed
+# for an em dash).
 _DELETIONS = re.compile(
     _LETTER_BEFORE + r"- *" + _LETTER_AFTER
     + rf"|(?<=[{_CJK}]) +(?=[{_CJK}])"
     + r"|(?<= ) +"
+    + r"|(?<=-)-+"
 )
 
 # ord -> replacement, filled lazily for every character seen.

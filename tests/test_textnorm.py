@@ -10,6 +10,10 @@ def span_of(source: str, quote: str) -> str:
     return source[start:end]
 
 
+def test_runs_of_dashes_fold_to_one():
+    assert normalize_key("yes -- no") == normalize_key("yes \u2014 no") == "yes - no"
+
+
 def test_key_folds_case_quotes_dashes_and_whitespace():
     assert normalize_key("  \u201cIt\u2019s  A\n\tTest\u201d \u2014 ok ") == "\"it's a test\" - ok"
 

@@ -36,8 +36,10 @@ _NEGATION = re.compile(
     r"\b(?:not|no|never|none|nor|neither|nobody|nothing|nowhere|cannot|without|"
     r"nicht|kein\w*|nie|pas|non|jamais|nunca|nada)\b|n't\b"
 )
-# Letter pairs that extraction confuses with each other (glyph look-alikes).
-_LOOKALIKES = {("l", "i"), ("i", "l"), ("l", "1"), ("1", "l"), ("o", "0"), ("0", "o")}
+# Glyph look-alikes that extraction confuses, as (source, quote).
+_LOOKALIKES = {("l", "i"), ("i", "l"), ("rn", "m"), ("m", "rn"), ("cl", "d")}
+# What a Latin ligature glyph stands for, when extraction lost it.
+_LIGATURE_LETTERS = {"ff", "fi", "fl", "ffi", "ffl", "ft", "st"}
 
 
 class DocumentVerifier:
@@ -339,22 +341,33 @@ def _is_extraction_damage(intended: str, damaged: str) -> bool:
     """Whether ``damaged`` (source) could be ``intended`` (quote) mangled by extraction.
 
     Both are words run together without spaces, so split and merged words
-    compare equal. Allowed: a few characters lost or gained (a dropped
-    ligature), and characters replaced by garbage or by a look-alike glyph.
-    Not allowed: a letter replaced by a different letter, which is how one
-    word becomes another.
+    compare equal. Allowed: letters lost where a ligature glyph had no
+    Unicode mapping ("nd" for "find"), garbage characters in the source in
+    place of letters or between them, and look-alike glyphs. Not allowed: any
+    other letter added, dropped or replaced, which is how one word becomes
+    another ("likely" and "unlikely", "increase" and "decrease").
     """
     if intended == damaged:
         return True
     if re.sub(r"\D", "", intended) != re.sub(r"\D", "", damaged):
         return False
-    indels = 0
-    for tag, source_index, quote_index in Levenshtein.editops(damaged, intended):
-        if tag == "replace":
-            source_char, quote_char = damaged[source_index], intended[quote_index]
-            if source_char.isalnum() and quote_char.isalnum():
-                if (source_char, quote_char) not in _LOOKALIKES:
-                    return False
-        else:
-            indels += 1
-    return indels <= max(3, len(intended) // 5)
+    changed = 0
+    for tag, s1, s2, q1, q2 in Levenshtein.opcodes(damaged, intended).as_list():
+        if tag == "equal":
+            continue
+        source_part, quote_part = damaged[s1:s2], intended[q1:q2]
+        changed += max(len(source_part), len(quote_part))
+        if _is_garbage(source_part) and (
+            _is_garbage(quote_part) or quote_part in _LIGATURE_LETTERS or len(quote_part) == 1
+        ):
+            continue  # a glyph with no Unicode mapping, or stray marks
+        if not source_part and quote_part in _LIGATURE_LETTERS:
+            continue  # a ligature that extraction dropped altogether
+        if (source_part, quote_part) in _LOOKALIKES:
+            continue
+        return False
+    return changed <= max(3, len(intended) // 5)
+
+
+def _is_garbage(text: str) -> bool:
+    return not any(char.isalnum() for char in text)

@@ -95,6 +95,7 @@ def test_unknown_and_unretrieved_sources_are_misses(verifier):
         "It found that the final budget fell by 12 per cent",  # changed word
         "It found that the final budget rose sharply by 12 per cent",  # added word
         "It found that the budget rose by 12 per cent",  # dropped word
+        "It found that the unfinal budget rose by 12 per cent",  # added prefix
         "The study showed the last budget went up twelve percent",  # paraphrase
         "Quantum chromodynamics describes the strong interaction.",  # other document
     ],
