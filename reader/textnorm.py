@@ -144,7 +144,7 @@ def _first_pass_origin(text: str, first_length: int) -> array:
     return origin
 
 
-_CJK_CHAR = re.compile(f"([{_CJK}])")
+_CJK_CHAR = re.compile(f"[{_CJK}]")
 
 
 def search_form(text: str) -> str:
@@ -154,4 +154,10 @@ def search_form(text: str) -> str:
     CJK character stands alone, because SQLite's unicode61 tokenizer would
     otherwise treat a whole unspaced Chinese or Japanese sentence as one word.
     """
-    return _CJK_CHAR.sub(r" \1 ", unicodedata.normalize("NFKC", text))
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKC", text)
+    if _CJK_CHAR.search(text) is None:
+        return text
+    spaced = {ord(char): f" {char} " for char in set(_CJK_CHAR.findall(text))}
+    return text.translate(spaced)

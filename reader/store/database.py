@@ -93,18 +93,23 @@ class LibraryStore:
 
     def _insert_chunks(self, chunks: list[Chunk]) -> None:
         conn = self.db.conn
+        # Rowids are assigned here so the index rows can be written directly
+        # with VALUES, several times faster than looking each rowid up.
+        first = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM chunks").fetchone()[0]
         conn.executemany(
-            f"INSERT INTO chunks ({_CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO chunks (rowid, {_CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                (c.id, c.doc_id, c.seq, c.start, c.end, c.text, json.dumps(list(c.heading)),
-                 c.page_start, c.page_end)
-                for c in chunks
+                (first + n, c.id, c.doc_id, c.seq, c.start, c.end, c.text,
+                 json.dumps(list(c.heading)), c.page_start, c.page_end)
+                for n, c in enumerate(chunks)
             ),
         )
         conn.executemany(
-            "INSERT INTO chunks_fts (rowid, text, heading) "
-            "SELECT rowid, ?, ? FROM chunks WHERE id = ?",
-            ((search_form(c.text), search_form(c.heading_path), c.id) for c in chunks),
+            "INSERT INTO chunks_fts (rowid, text, heading) VALUES (?, ?, ?)",
+            (
+                (first + n, search_form(c.text), search_form(c.heading_path))
+                for n, c in enumerate(chunks)
+            ),
         )
 
     def _delete_document_rows(self, doc_id: str) -> None:

@@ -1,7 +1,7 @@
 import pymupdf
 
 from reader.ingest import read_document
-from reader.ingest.layout import EXTRACTION_FLAGS, page_text, page_text_with_boxes, span_rects
+from reader.ingest.layout import page_text, page_text_with_boxes, span_rects
 
 
 def test_rebuilt_page_text_equals_the_canonical_page_text(make_pdf):
@@ -14,7 +14,7 @@ def test_rebuilt_page_text_equals_the_canonical_page_text(make_pdf):
             start, end = document.page_range(number)
             text, boxes = page_text_with_boxes(page)
             assert text == document.text[start:end].removesuffix("\n\n")
-            assert text == page_text(page.get_text("dict", flags=EXTRACTION_FLAGS))
+            assert text == page_text(page)
             assert len(boxes) == len(text)
             assert all((box is None) == (char == "\n") for char, box in zip(text, boxes, strict=True))
 
