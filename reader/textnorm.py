@@ -53,6 +53,7 @@ _DELETIONS = re.compile(
 
 # ord -> replacement, filled lazily for every character seen.
 _TABLE: dict[int, str] = {}
+_KNOWN: set[str] = set()
 
 
 def _fold_char(char: str) -> str:
@@ -75,10 +76,11 @@ def _fold_char(char: str) -> str:
 
 
 def _ensure_table(text: str) -> None:
-    for char in set(text):
-        code = ord(char)
-        if code not in _TABLE:
-            _TABLE[code] = _fold_char(char)
+    new = set(text)
+    new.difference_update(_KNOWN)
+    for char in new:
+        _TABLE[ord(char)] = _fold_char(char)
+    _KNOWN.update(new)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +98,12 @@ class NormalizedText:
 def normalize_key(text: str) -> str:
     """The matching key of ``text``, stripped of surrounding spaces."""
     _ensure_table(text)
-    first = text.translate(_TABLE)
-    return _DELETIONS.sub("", first).strip(" ")
+    # Every whitespace character is a space by now; split() collapses runs.
+    first = " ".join(text.translate(_TABLE).split())
+    # Most quotes hold nothing else the second pass deletes; skip the regex then.
+    if "-" in first or (not first.isascii() and _CJK_CHAR.search(first)):
+        return _DELETIONS.sub("", first).strip(" ")
+    return first
 
 
 def normalize(text: str) -> NormalizedText:

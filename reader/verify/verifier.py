@@ -18,19 +18,21 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Collection, Sequence
 from difflib import SequenceMatcher
 from unicodedata import combining
 
-from rapidfuzz import fuzz, process
+from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from reader.records import Chunk, Document, Verification
 from reader.textnorm import NormalizedText, normalize, normalize_key
 
 FUZZY_MIN_SCORE = 85.0
-_CANDIDATE_CUTOFF = 75.0
+_CANDIDATE_CUTOFF = 75.0  # rough alignment score worth refining
 _WORD = re.compile(r"\w+")
+_DIGITS = re.compile(r"\d+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|nor|neither|nobody|nothing|nowhere|cannot|without|"
@@ -60,9 +62,18 @@ class DocumentVerifier:
             chunk.id: (bisect_left(origin, chunk.start), bisect_left(origin, chunk.end))
             for chunk in self.chunks
         }
-        self._chunk_keys: list[str] | None = None
+        self._chunk_key_starts = [self._key_ranges[chunk.id][0] for chunk in self.chunks]
+        self._words: dict[str, list[int]] | None = None
+        self._tokens: dict[str, list[int]] | None = None
+        self._numbers: set[str] | None = None
 
     # -- public ------------------------------------------------------------------
+
+    def prepare(self) -> None:
+        """Build the lookup indexes now rather than on the first quote that needs them."""
+        self._token_index()
+        self._word_index()
+        self._has_unknown_number("")
 
     def verify(
         self,
@@ -113,7 +124,11 @@ class DocumentVerifier:
                 occurrences=occurrences,
                 found_in=elsewhere,
             )
-        aligned = self._fuzzy_in_range(quote_key, low, high)
+        aligned = (
+            None
+            if self._has_unknown_number(quote_key)
+            else self._fuzzy_in_range(quote_key, low, high)
+        )
         if aligned is not None:
             return self._fuzzy(source, aligned)
         other = self._fuzzy_anywhere(quote_key, exclude=source)
@@ -139,14 +154,23 @@ class DocumentVerifier:
         if not quote_key:
             return []
         return [
-            self._norm.span(position, position + len(quote_key))
+            self._span(position, position + len(quote_key))
             for position in self._find_all(quote_key)
         ]
 
     # -- outcomes ------------------------------------------------------------------
 
+    def _span(self, key_start: int, key_end: int) -> tuple[int, int]:
+        start, end = self._norm.span(key_start, key_end)
+        if self._norm.key[key_end - 1] == "-":
+            # A run of dashes ("--") is one key character: take the whole run.
+            text = self.document.text
+            while end < len(text) and normalize_key(text[end]) == "-":
+                end += 1
+        return start, end
+
     def _exact(self, chunk_id: str, position: int, length: int, occurrences: int) -> Verification:
-        start, end = self._norm.span(position, position + length)
+        start, end = self._span(position, position + length)
         reason = "the quote occurs in the cited source"
         if occurrences > 1:
             reason += f" (and {occurrences - 1} more time{'s' if occurrences > 2 else ''} "
@@ -164,7 +188,7 @@ class DocumentVerifier:
 
     def _fuzzy(self, chunk_id: str, aligned: tuple[int, int, float]) -> Verification:
         key_start, key_end, score = aligned
-        start, end = self._norm.span(key_start, key_end)
+        start, end = self._span(key_start, key_end)
         return Verification(
             "fuzzy",
             f"the quote matches the source up to extraction damage (similarity {score:.0f}%)",
@@ -191,16 +215,93 @@ class DocumentVerifier:
     def _find_all(self, quote_key: str) -> list[int]:
         key = self._norm.key
         length = len(quote_key)
-        positions = []
-        position = key.find(quote_key)
-        while position >= 0:
-            # The key holds accented letters decomposed; a match must not cut
-            # one apart ("e" is not found in "é").
-            end = position + length
-            if not (combining(key[position]) or (end < len(key) and combining(key[end]))):
-                positions.append(position)
-            position = key.find(quote_key, position + 1)
-        return positions
+        anchor = self._anchor(quote_key)
+        if anchor is None:
+            candidates = []
+            position = key.find(quote_key)
+            while position >= 0:
+                candidates.append(position)
+                position = key.find(quote_key, position + 1)
+        else:
+            # Only where the quote's rarest whole word occurs can the quote occur.
+            postings, offset = anchor
+            candidates = [
+                start
+                for start in (p - offset for p in postings)
+                if start >= 0 and key.startswith(quote_key, start)
+            ]
+        # The key holds accented letters decomposed; a match must not cut one
+        # apart ("e" is not found in "é").
+        return [
+            position
+            for position in candidates
+            if not (
+                combining(key[position])
+                or (position + length < len(key) and combining(key[position + length]))
+            )
+        ]
+
+    def _word_index(self) -> dict[str, list[int]]:
+        """Key positions of every word (``\\w+``), built on first use."""
+        if self._words is None:
+            words: dict[str, list[int]] = {}
+            for match in _WORD.finditer(self._norm.key):
+                words.setdefault(match.group(), []).append(match.start())
+            self._words = words
+        return self._words
+
+    def _token_index(self) -> dict[str, list[int]]:
+        """Key positions of every space-delimited token, built on first use."""
+        if self._tokens is None:
+            tokens: dict[str, list[int]] = {}
+            position = 0
+            for token in self._norm.key.split(" "):
+                tokens.setdefault(token, []).append(position)
+                position += len(token) + 1
+            self._tokens = tokens
+        return self._tokens
+
+    def _anchor(self, quote_key: str) -> tuple[list[int], int] | None:
+        """Postings of a rare interior token of the quote, and its offset in the quote.
+
+        In the key, spaces separate tokens exactly as in the document's key, so
+        a token not touching either end of the quote is a whole token wherever
+        the quote matches: its occurrences are the only places to look.
+        """
+        tokens = quote_key.split(" ")
+        if len(tokens) < 3:
+            return None
+        offsets = [0]
+        for token in tokens[:-1]:
+            offsets.append(offsets[-1] + len(token) + 1)
+        index = self._token_index()
+        # Long tokens tend to be rare; the two longest are enough to try.
+        interior = sorted(range(1, len(tokens) - 1), key=lambda i: len(tokens[i]), reverse=True)
+        best: tuple[list[int], int] | None = None
+        for position in interior[:2]:
+            postings = index.get(tokens[position], [])
+            if best is None or len(postings) < len(best[0]):
+                best = (postings, offsets[position])
+        return best
+
+    def _candidate_chunks(self, quote_key: str, limit: int) -> list[int]:
+        """Chunks sharing the most of the quote's rarer words, best first."""
+        index = self._word_index()
+        words = {word for word in _WORD.findall(quote_key) if len(word) >= 3}
+        if not words:
+            return list(range(len(self.chunks)))
+        # Words found in hundreds of places do not tell chunks apart.
+        rarest = sorted(words, key=lambda word: len(index.get(word, ())))[:6]
+        rarest = [word for word in rarest if len(index.get(word, ())) <= 400] or rarest[:1]
+        votes: Counter[int] = Counter()
+        for word in rarest:
+            seen = {
+                bisect_right(self._chunk_key_starts, position) - 1
+                for position in index.get(word, ())
+            }
+            votes.update(seen)
+        needed = max(1, len(rarest) // 2)
+        return [chunk for chunk, count in votes.most_common(limit) if count >= needed]
 
     def _chunk_at_key(self, key_position: int) -> str:
         offset = self._norm.origin[key_position]
@@ -208,26 +309,30 @@ class DocumentVerifier:
         chunk = self.chunks[max(0, index)]
         return chunk.id
 
+    def _has_unknown_number(self, quote_key: str) -> bool:
+        """Whether the quote holds a number the document never contains.
+
+        Such a quote cannot match even fuzzily (damage never changes digits),
+        so the costly alignment is skipped.
+        """
+        if self._numbers is None:
+            self._numbers = set(_DIGITS.findall(self._norm.key))
+        return any(
+            match.group() not in self._numbers
+            for match in _DIGITS.finditer(quote_key)
+            if match.start() > 0 and match.end() < len(quote_key)  # whole numbers only
+        )
+
     def _fuzzy_anywhere(
         self, quote_key: str, exclude: str | None
     ) -> tuple[int, int, float] | None:
-        """The best fuzzy alignment over all chunks (but ``exclude``)."""
-        if self._chunk_keys is None:
-            key = self._norm.key
-            self._chunk_keys = [
-                key[low:high] for low, high in (self._key_ranges[c.id] for c in self.chunks)
-            ]
-        candidates = process.extract(
-            quote_key,
-            self._chunk_keys,
-            scorer=fuzz.partial_ratio,
-            score_cutoff=_CANDIDATE_CUTOFF,
-            limit=5,
-        )
+        """The best fuzzy alignment in any chunk (but ``exclude``)."""
+        if self._has_unknown_number(quote_key):
+            return None
         best: tuple[int, int, float] | None = None
-        for _, _, index in candidates:
+        for index in self._candidate_chunks(quote_key, limit=6):
             chunk = self.chunks[index]
-            if chunk.id == exclude:
+            if chunk.id == exclude or index < 0:
                 continue
             low, high = self._key_ranges[chunk.id]
             aligned = self._fuzzy_in_range(quote_key, low, high)

@@ -172,3 +172,10 @@ def test_page_of_the_span_comes_from_the_page_map():
     verifier = verifier_for(text, page_starts=[0, text.index("Second")])
     result = verifier.verify("the target sentence")
     assert result.page == 2
+
+
+def test_a_run_of_dashes_is_covered_whole():
+    text = "Hypertext Transfer Protocol -- HTTP/1.1 is described here. " + paragraphs(2, "x")
+    verifier = verifier_for(text)
+    result = verifier.verify("Transfer Protocol \u2014")
+    assert text[result.start : result.end] == "Transfer Protocol --"
