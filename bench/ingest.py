@@ -71,7 +71,7 @@ def main() -> None:
                     library.remove(reader_ingest(library, path))  # warm-up, as for raw
                 except ReaderError:
                     continue  # a file reader refuses has no ingest time to compare
-                raw_seconds = best_of(lambda p=path: baseline(p), args.repeat)
+                raw_seconds = best_of(lambda p=path, f=baseline: f(p), args.repeat)
                 reader_seconds = best_of(
                     lambda p=path: reader_ingest(library, p), args.repeat, reset=library.remove
                 )

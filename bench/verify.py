@@ -73,7 +73,11 @@ def make_cases(document: Document, count: int, rng: random.Random) -> list[tuple
         cases.append((damage(quote, rng), (start, end)))
         digits = re.search(r"\d", quote)
         if digits:
-            changed = quote[: digits.start()] + str((int(digits.group()) + 3) % 10) + quote[digits.end() :]
+            changed = (
+                quote[: digits.start()]
+                + str((int(digits.group()) + 3) % 10)
+                + quote[digits.end() :]
+            )
             if changed.lower() not in text.lower():
                 cases.append((damage(changed, rng), None))
     return cases

@@ -151,6 +151,7 @@ def verify(
     with _library() as library:
         document = library.resolve(doc, password=password)
         verifier = library.verifier(document.id)
+        requests: list[dict[str, Any]]
         if quote is not None:
             requests = [{"quote": quote, "source": source}]
         else:
@@ -158,8 +159,14 @@ def verify(
         for request in requests:
             if "error" in request:
                 result: dict[str, Any] = {
-                    "status": "miss", "reason": request["error"], "chunk_id": None,
-                    "start": None, "end": None, "page": None, "score": 0.0, "occurrences": 0,
+                    "status": "miss",
+                    "reason": request["error"],
+                    "chunk_id": None,
+                    "start": None,
+                    "end": None,
+                    "page": None,
+                    "score": 0.0,
+                    "occurrences": 0,
                 }
             else:
                 result = verifier.verify(request["quote"], request.get("source")).to_json()

@@ -140,7 +140,5 @@ class Library:
     def verifier(self, doc_id: str) -> DocumentVerifier:
         """A verifier for the document, kept for reuse within this process."""
         if doc_id not in self._verifiers:
-            self._verifiers[doc_id] = DocumentVerifier(
-                self.document(doc_id), self.chunks(doc_id)
-            )
+            self._verifiers[doc_id] = DocumentVerifier(self.document(doc_id), self.chunks(doc_id))
         return self._verifiers[doc_id]

@@ -45,7 +45,9 @@ _LETTER_AFTER = r"(?=[^\W\d_])"
 # characters, and every space or dash after the first in a run ("--" typed
 # for an em dash).
 _DELETIONS = re.compile(
-    _LETTER_BEFORE + r"- *" + _LETTER_AFTER
+    _LETTER_BEFORE
+    + r"- *"
+    + _LETTER_AFTER
     + rf"|(?<=[{_CJK}]) +(?=[{_CJK}])"
     + r"|(?<= ) +"
     + r"|(?<=-)-+"

@@ -123,8 +123,15 @@ def test_verify_quote_and_batch(make_file, tmp_path):
     chunks = json.loads(run("chunks", str(path), "--json").stdout)
     target = next(c for c in chunks if "Section 12 " in c["text"])
     single = json.loads(
-        run("verify", str(path), "--quote", "the fee is 36 DOLLARS", "--source", target["id"],
-            "--json").stdout
+        run(
+            "verify",
+            str(path),
+            "--quote",
+            "the fee is 36 DOLLARS",
+            "--source",
+            target["id"],
+            "--json",
+        ).stdout
     )
     assert single["status"] == "exact"
     assert TEXT[single["start"] : single["end"]] == "the fee is 36 dollars"

@@ -15,7 +15,7 @@ def test_runs_of_dashes_fold_to_one():
 
 
 def test_key_folds_case_quotes_dashes_and_whitespace():
-    assert normalize_key("  \u201cIt\u2019s  A\n\tTest\u201d \u2014 ok ") == "\"it's a test\" - ok"
+    assert normalize_key("  \u201cIt\u2019s  A\n\tTest\u201d \u2014 ok ") == '"it\'s a test" - ok'
 
 
 def test_ligatures_and_compatibility_forms_expand():

@@ -47,15 +47,10 @@ def _breaks(text: str, headings: list[Heading]) -> tuple[list[int], list[int]]:
     return positions, [strength[p] for p in positions]
 
 
-def _choose_cut(
-    text: str, start: int, positions: list[int], strengths: list[int]
-) -> int:
+def _choose_cut(text: str, start: int, positions: list[int], strengths: list[int]) -> int:
     """Where the chunk beginning at ``start`` should end."""
     length = len(text)
-    if length - start <= MAX_CHARS:
-        hard_limit = length
-    else:
-        hard_limit = start + MAX_CHARS
+    hard_limit = length if length - start <= MAX_CHARS else start + MAX_CHARS
     first = bisect_right(positions, start)
     last = bisect_right(positions, hard_limit)
     # A heading inside the window cuts, unless the chunk would be only a title.

@@ -311,9 +311,7 @@ def decode_text(data: bytes, name: str) -> str:
                 text = data.decode("cp1252")
             except UnicodeDecodeError:
                 text = data.decode("latin-1")
-            controls = sum(
-                1 for char in text if ord(char) < 32 and char not in "\t\n\r\f\v"
-            )
+            controls = sum(1 for char in text if ord(char) < 32 and char not in "\t\n\r\f\v")
             if controls <= 0.01 * len(text):
                 return text
     raise DecodingError(

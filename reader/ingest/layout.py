@@ -68,7 +68,7 @@ def page_blocks(page: pymupdf.Page) -> list[TextBlock]:
     ``\n``), which ``page_text_with_boxes`` relies on.
     """
     blocks = []
-    for x0, y0, x1, y1, text, _number, kind in page.get_text(
+    for _x0, y0, _x1, y1, text, _number, kind in page.get_text(
         "blocks", flags=EXTRACTION_FLAGS, sort=False
     ):
         if kind != 0:
@@ -101,9 +101,7 @@ def page_text_with_boxes(page: pymupdf.Page) -> tuple[str, list[Box | None]]:
             text = "".join(char["c"] for char in chars)
             start, end = _stripped_bounds(text)
             if end > start:
-                block_lines.append(
-                    (text[start:end], [tuple(c["bbox"]) for c in chars[start:end]])
-                )
+                block_lines.append((text[start:end], [tuple(c["bbox"]) for c in chars[start:end]]))
         if not block_lines:
             continue
         if parts:

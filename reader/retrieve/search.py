@@ -25,10 +25,7 @@ def build_fts_query(text: str) -> str:
     """An FTS5 MATCH expression for free text; empty if it holds no words."""
     terms: list[str] = []
     for token in _TOKEN.findall(unicodedata.normalize("NFKC", text)):
-        if _is_cjk(token[0]):
-            term = '"' + " ".join(token) + '"'
-        else:
-            term = f'"{token}"'
+        term = '"' + " ".join(token) + '"' if _is_cjk(token[0]) else f'"{token}"'
         if term not in terms:
             terms.append(term)
     return " OR ".join(terms[:MAX_QUERY_TERMS])

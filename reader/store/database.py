@@ -99,8 +99,18 @@ class LibraryStore:
         conn.executemany(
             f"INSERT INTO chunks (rowid, {_CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                (first + n, c.id, c.doc_id, c.seq, c.start, c.end, c.text,
-                 json.dumps(list(c.heading)), c.page_start, c.page_end)
+                (
+                    first + n,
+                    c.id,
+                    c.doc_id,
+                    c.seq,
+                    c.start,
+                    c.end,
+                    c.text,
+                    json.dumps(list(c.heading)),
+                    c.page_start,
+                    c.page_end,
+                )
                 for n, c in enumerate(chunks)
             ),
         )
@@ -165,8 +175,18 @@ class LibraryStore:
             "d.warnings, (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) "
             "FROM documents d ORDER BY d.ingested_at, d.title"
         ).fetchall()
-        keys = ["id", "title", "path", "kind", "pages", "chars", "extractor", "ingested_at",
-                "warnings", "chunks"]
+        keys = [
+            "id",
+            "title",
+            "path",
+            "kind",
+            "pages",
+            "chars",
+            "extractor",
+            "ingested_at",
+            "warnings",
+            "chunks",
+        ]
         documents = []
         for row in rows:
             record = dict(zip(keys, row, strict=True))

@@ -323,9 +323,7 @@ class DocumentVerifier:
             if match.start() > 0 and match.end() < len(quote_key)  # whole numbers only
         )
 
-    def _fuzzy_anywhere(
-        self, quote_key: str, exclude: str | None
-    ) -> tuple[int, int, float] | None:
+    def _fuzzy_anywhere(self, quote_key: str, exclude: str | None) -> tuple[int, int, float] | None:
         """The best fuzzy alignment in any chunk (but ``exclude``)."""
         if self._has_unknown_number(quote_key):
             return None
@@ -340,9 +338,7 @@ class DocumentVerifier:
                 best = aligned
         return best
 
-    def _fuzzy_in_range(
-        self, quote_key: str, low: int, high: int
-    ) -> tuple[int, int, float] | None:
+    def _fuzzy_in_range(self, quote_key: str, low: int, high: int) -> tuple[int, int, float] | None:
         """Align a damaged quote with key range ``[low, high)``.
 
         The window reaches one quote length past the range on each side, so a
@@ -382,7 +378,7 @@ def align_damaged(quote: str, text: str) -> tuple[int, int, float] | None:
     matcher = SequenceMatcher(
         None, [w[0] for w in quote_words], [w[0] for w in text_words], autojunk=False
     )
-    opcodes = matcher.get_opcodes()
+    opcodes: list[tuple[str, int, int, int, int]] = list(matcher.get_opcodes())
     # Text words before the quote's first word or after its last are context.
     while opcodes and opcodes[0][0] == "insert":
         opcodes.pop(0)
@@ -457,13 +453,18 @@ def _is_extraction_damage(intended: str, damaged: str) -> bool:
     if re.sub(r"\D", "", intended) != re.sub(r"\D", "", damaged):
         return False
     changed = 0
-    for tag, s1, s2, q1, q2 in Levenshtein.opcodes(damaged, intended).as_list():
-        if tag == "equal":
+    for opcode in Levenshtein.opcodes(damaged, intended):
+        if opcode.tag == "equal":
             continue
-        source_part, quote_part = damaged[s1:s2], intended[q1:q2]
+        source_part = damaged[opcode.src_start : opcode.src_end]
+        quote_part = intended[opcode.dest_start : opcode.dest_end]
         changed += max(len(source_part), len(quote_part))
-        if _is_garbage(source_part) and (
-            _is_garbage(quote_part) or quote_part in _LIGATURE_LETTERS or len(quote_part) == 1
+        if not source_part and _is_garbage(quote_part):
+            continue  # punctuation the source lacks
+        if (
+            source_part
+            and _is_garbage(source_part)
+            and (_is_garbage(quote_part) or quote_part in _LIGATURE_LETTERS or len(quote_part) == 1)
         ):
             continue  # a glyph with no Unicode mapping, or stray marks
         if not source_part and quote_part in _LIGATURE_LETTERS:

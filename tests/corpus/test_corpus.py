@@ -111,7 +111,7 @@ def test_outline_headings_name_the_chunks_of_a_long_book(library):
     chunks = library.chunks(result.doc_id)
     named = [c for c in chunks if c.heading]
     assert len(named) > 0.9 * len(chunks)
-    assert any(c.heading == ("\"PIRACY\"", "Chapter 1: Creators") for c in chunks)
+    assert any(c.heading == ('"PIRACY"', "Chapter 1: Creators") for c in chunks)
     assert any(c.heading[-1:] == ("Recorded Music",) and len(c.heading) == 3 for c in chunks)
     assert all(c.page_start <= c.page_end <= 352 for c in chunks)
 
@@ -137,7 +137,9 @@ def test_quotes_broken_across_line_ends_verify_exactly(library):
 
 def test_latin1_and_bom_texts_decode(library):
     corpus = corpus_dir() / "text"
-    latin = library.resolve(str(corpus / "gutenberg-infantry-drill-regulations-1911-20866-8-latin1.txt"))
+    latin = library.resolve(
+        str(corpus / "gutenberg-infantry-drill-regulations-1911-20866-8-latin1.txt")
+    )
     assert "\ufffd" not in latin.text
     bom = library.resolve(str(corpus / "gutenberg-pride-and-prejudice-1342-0-utf8-bom.txt"))
     assert not bom.text.startswith("\ufeff")

@@ -1,3 +1,4 @@
+import itertools
 import re
 
 from reader.ingest.chunking import MAX_CHARS, chunk_text
@@ -22,7 +23,7 @@ def test_chunks_are_exact_slices_and_cover_all_text():
         assert chunk.url == f"reader://d#{chunk.start}-{chunk.end}"
     covered = "".join(text[c.start : c.end] for c in chunks)
     assert re.sub(r"\s", "", covered) == re.sub(r"\s", "", text)
-    for before, after in zip(chunks, chunks[1:], strict=False):
+    for before, after in itertools.pairwise(chunks):
         assert text[before.end : after.start].strip() == ""
 
 

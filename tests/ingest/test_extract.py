@@ -41,8 +41,10 @@ def test_outline_gives_headings_placed_at_their_titles(make_pdf):
         toc=[[1, "Introduction", 1], [1, "Methods", 2], [2, "Data", 2]],
     )
     extraction = extract(path)
-    titles = [(h.title, h.level, extraction.text[h.offset : h.offset + len(h.title)])
-              for h in extraction.headings]
+    titles = [
+        (h.title, h.level, extraction.text[h.offset : h.offset + len(h.title)])
+        for h in extraction.headings
+    ]
     assert titles == [
         ("Introduction", 1, "Introduction"),
         ("Methods", 1, "Methods"),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reader.errors import StoreError
+from reader.errors import CorruptDocumentError, StoreError
 from reader.library import Library
 from reader.store import LibraryStore
 from reader.store.migrations import MIGRATIONS
@@ -80,7 +80,7 @@ def test_a_changed_extractor_reingests_and_keeps_unchanged_chunk_ids(library, ma
 
 def test_a_failed_ingest_leaves_the_library_as_it_was(library, make_file):
     good = library.ingest(make_file("good.txt", TEXT.encode()))
-    with pytest.raises(Exception):
+    with pytest.raises(CorruptDocumentError):
         library.ingest(make_file("bad.pdf", b"not a pdf" * 100))
     assert [d["id"] for d in library.documents()] == [good.doc_id]
 

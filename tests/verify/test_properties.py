@@ -17,16 +17,18 @@ QUOTE_STYLES = {
     "'": "\u2018\u2019'",
     "\u2018": "'\u2019",
     "\u2019": "'\u2018",
-    '"': "\u201c\u201d\"",
+    '"': '\u201c\u201d"',
     "\u201c": '"\u201d',
     "\u201d": '"\u201c',
 }
 WHITESPACE = [" ", "  ", "\n", " \n ", "\t", "\u00a0", "\n\n"]
 
 words = st.text(alphabet=WORD_CHARS, min_size=1, max_size=9)
-punctuation = st.sampled_from([".", ",", ";", ":", "!", "?", "'", '"', "\u2019", "\u201c", "\u201d", "(", ")"])
+punctuation = st.sampled_from(
+    [".", ",", ";", ":", "!", "?", "'", '"', "\u2019", "\u201c", "\u201d", "(", ")"]
+)
 tokens = st.one_of(words, words.map(lambda w: w + "."), punctuation)
-separators = st.sampled_from(WHITESPACE + ["", ""])
+separators = st.sampled_from([*WHITESPACE, "", ""])
 
 
 @st.composite

@@ -42,7 +42,9 @@ def verifier() -> DocumentVerifier:
 def test_exact_span_indexes_canonical_text_after_collapsed_whitespace(verifier):
     result = verifier.verify("It found that the final budget rose by 12 per cent")
     assert result.status == "exact"
-    assert TEXT[result.start : result.end] == "It found that the \ufb01nal budget rose by 12 per cent"
+    assert (
+        TEXT[result.start : result.end] == "It found that the \ufb01nal budget rose by 12 per cent"
+    )
 
 
 def test_exact_within_the_cited_chunk(verifier):
@@ -96,6 +98,7 @@ def test_unknown_and_unretrieved_sources_are_misses(verifier):
         "It found that the final budget rose sharply by 12 per cent",  # added word
         "It found that the budget rose by 12 per cent",  # dropped word
         "It found that the unfinal budget rose by 12 per cent",  # added prefix
+        "It found that the finals budget rose by 12 per cent",  # added letter
         "The study showed the last budget went up twelve percent",  # paraphrase
         "Quantum chromodynamics describes the strong interaction.",  # other document
     ],
