@@ -20,3 +20,41 @@ def reader_home() -> Path:
 
 def library_path() -> Path:
     return reader_home() / "library.db"
+
+
+SETTINGS_DEFAULTS: dict[str, object] = {
+    "model": None,  # a GGUF path or a file name in the models folder; None: the default
+    "server_url": None,  # an OpenAI-compatible server; None: run the model in-process
+    "model_name": None,  # the model to ask the server for
+    "threads": None,  # None: as many as the machine has, up to 8
+    "context_size": 4096,
+    "mode": "constrained",
+}
+
+
+def settings_path() -> Path:
+    return reader_home() / "settings.json"
+
+
+def load_settings() -> dict[str, object]:
+    """The user's settings over the defaults; a damaged file counts as empty."""
+    import json
+
+    settings = dict(SETTINGS_DEFAULTS)
+    try:
+        stored = json.loads(settings_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return settings
+    if isinstance(stored, dict):
+        settings.update({key: value for key, value in stored.items() if key in SETTINGS_DEFAULTS})
+    return settings
+
+
+def save_settings(settings: dict[str, object]) -> None:
+    import json
+
+    known = {key: settings.get(key, default) for key, default in SETTINGS_DEFAULTS.items()}
+    path = settings_path()
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(known, indent=2), encoding="utf-8")
+    temporary.replace(path)

@@ -58,3 +58,11 @@ class DocumentNotFoundError(ReaderError):
 
 class ChunkNotFoundError(ReaderError):
     pass
+
+
+class ModelError(ReaderError):
+    """A language model could not be found, loaded or reached."""
+
+
+class AnswerCancelled(ReaderError):
+    """The user cancelled a question while it was being answered."""

@@ -7,7 +7,7 @@ the exact string the viewer shows.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 VerificationStatus = Literal["exact", "fuzzy", "miss"]
 
@@ -149,3 +149,170 @@ class Verification:
             "occurrences": self.occurrences,
             "found_in": list(self.found_in),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One claim as a model states it: its text, the chunk it cites, a verbatim quote."""
+
+    text: str
+    source_id: str
+    quote: str
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedClaim:
+    """A claim after the verifier has looked at it.
+
+    ``verification.start``/``end`` are set only when the quote verified, so
+    only a verified claim can ever carry a link.
+    """
+
+    claim: Claim
+    verification: Verification
+    doc_id: str | None = None
+    retried: bool = False
+
+    @property
+    def verified(self) -> bool:
+        return self.verification.verified
+
+    def to_json(self) -> dict[str, object]:
+        check = self.verification
+        linked = check.verified
+        return {
+            "text": self.claim.text,
+            "source_id": self.claim.source_id,
+            "quote": self.claim.quote,
+            "doc_id": self.doc_id,
+            "status": check.status,
+            "reason": check.reason,
+            "start": check.start if linked else None,
+            "end": check.end if linked else None,
+            "page": check.page if linked else None,
+            "occurrences": check.occurrences,
+            "found_in": list(check.found_in),
+            "retried": self.retried,
+        }
+
+
+@dataclass(slots=True)
+class AnswerMetrics:
+    claims: int = 0
+    exact: int = 0
+    fuzzy: int = 0
+    miss: int = 0
+    retried: int = 0
+    seconds: float = 0.0
+    first_token_seconds: float | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def verification_rate(self) -> float | None:
+        """Share of claims that verified (exact or fuzzy); None without claims."""
+        return (self.exact + self.fuzzy) / self.claims if self.claims else None
+
+    def to_json(self) -> dict[str, object]:
+        rate = self.verification_rate
+        return {
+            "claims": self.claims,
+            "exact": self.exact,
+            "fuzzy": self.fuzzy,
+            "miss": self.miss,
+            "verification_rate": None if rate is None else round(rate, 4),
+            "retried": self.retried,
+            "seconds": round(self.seconds, 3),
+            "first_token_seconds": (
+                None if self.first_token_seconds is None else round(self.first_token_seconds, 3)
+            ),
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+        }
+
+
+@dataclass(slots=True)
+class Answer:
+    """A question, the model's answer and every claim with its verification."""
+
+    question: str
+    answer: str
+    claims: list[CheckedClaim]
+    unsupported: list[str]
+    model: str
+    mode: str
+    doc_ids: list[str]
+    metrics: AnswerMetrics
+    problem: str | None = None  # why the model's output yielded no claims, if it did not
+    id: int | None = None
+    created_at: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "question": self.question,
+            "answer": self.answer,
+            "claims": [claim.to_json() for claim in self.claims],
+            "unsupported": self.unsupported,
+            "model": self.model,
+            "mode": self.mode,
+            "doc_ids": self.doc_ids,
+            "problem": self.problem,
+            "created_at": self.created_at,
+            "metrics": self.metrics.to_json(),
+        }
+
+
+def answer_from_json(data: dict[str, Any], answer_id: int | None = None) -> Answer:
+    """Rebuild an ``Answer`` from ``Answer.to_json()`` output."""
+    claims = []
+    for item in data.get("claims", []):
+        verification = Verification(
+            status=item["status"],
+            reason=item.get("reason", ""),
+            chunk_id=item.get("source_id"),
+            start=item.get("start"),
+            end=item.get("end"),
+            page=item.get("page"),
+            occurrences=item.get("occurrences", 0),
+            found_in=tuple(item.get("found_in", ())),
+        )
+        claims.append(
+            CheckedClaim(
+                Claim(item["text"], item["source_id"], item["quote"]),
+                verification,
+                doc_id=item.get("doc_id"),
+                retried=bool(item.get("retried")),
+            )
+        )
+    metrics_data = data.get("metrics", {})
+    metrics = AnswerMetrics(
+        **{
+            key: metrics_data[key]
+            for key in (
+                "claims",
+                "exact",
+                "fuzzy",
+                "miss",
+                "retried",
+                "seconds",
+                "first_token_seconds",
+                "prompt_tokens",
+                "completion_tokens",
+            )
+            if key in metrics_data
+        }
+    )
+    return Answer(
+        question=data["question"],
+        answer=data.get("answer", ""),
+        claims=claims,
+        unsupported=list(data.get("unsupported", [])),
+        model=data.get("model", ""),
+        mode=data.get("mode", ""),
+        doc_ids=list(data.get("doc_ids", [])),
+        metrics=metrics,
+        problem=data.get("problem"),
+        id=answer_id if answer_id is not None else data.get("id"),
+        created_at=data.get("created_at", ""),
+    )

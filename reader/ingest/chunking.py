@@ -28,6 +28,29 @@ _WHITESPACE = re.compile(r"\s+")
 HEADING, PARAGRAPH, SENTENCE = 3, 2, 1
 
 
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of each sentence of ``text``, surrounding whitespace excluded.
+
+    Sentences end at ., !, ? (and their CJK forms) followed by whitespace, and
+    at paragraph breaks.
+    """
+    cuts = sorted(
+        {m.end() for m in _SENTENCE_END.finditer(text)}
+        | {m.end() for m in _PARAGRAPH_BREAK.finditer(text)}
+        | {len(text)}
+    )
+    spans = []
+    start = 0
+    for cut in cuts:
+        piece = text[start:cut]
+        stripped = piece.strip()
+        if stripped:
+            begin = start + (len(piece) - len(piece.lstrip()))
+            spans.append((begin, begin + len(stripped)))
+        start = cut
+    return spans
+
+
 def chunk_id(doc_id: str, text: str, repetition: int) -> str:
     digest = hashlib.sha256(f"{doc_id}\x00{repetition}\x00{text}".encode()).hexdigest()
     return digest[:16]

@@ -15,7 +15,7 @@ from pathlib import Path
 import sqlite_utils
 
 from reader.errors import ChunkNotFoundError, DocumentNotFoundError, StoreError
-from reader.records import Chunk, Document, Heading
+from reader.records import Answer, Chunk, Document, Heading, answer_from_json
 from reader.store.migrations import apply_migrations
 from reader.textnorm import search_form
 
@@ -219,6 +219,80 @@ class LibraryStore:
             f"SELECT rowid, {_CHUNK_COLUMNS} FROM chunks WHERE rowid IN ({marks})", ids
         ).fetchall()
         return {row[0]: _chunk_from_row(row[1:]) for row in rows}
+
+    # -- answers -------------------------------------------------------------------
+
+    def add_answer(self, answer: Answer) -> int:
+        """Record an answer in the history; returns its id."""
+        metrics = answer.metrics
+        created = answer.created_at or datetime.now(UTC).isoformat(timespec="seconds")
+        answer.created_at = created
+        with self.db.conn as conn:
+            cursor = conn.execute(
+                "INSERT INTO answers (created_at, question, doc_ids, model, mode, claims, exact, "
+                "fuzzy, miss, verification_rate, seconds, prompt_tokens, completion_tokens, "
+                "payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    created,
+                    answer.question,
+                    json.dumps(answer.doc_ids),
+                    answer.model,
+                    answer.mode,
+                    metrics.claims,
+                    metrics.exact,
+                    metrics.fuzzy,
+                    metrics.miss,
+                    metrics.verification_rate,
+                    metrics.seconds,
+                    metrics.prompt_tokens,
+                    metrics.completion_tokens,
+                    json.dumps(answer.to_json(), ensure_ascii=False),
+                ],
+            )
+            answer_id = int(cursor.lastrowid or 0)
+            conn.executemany(
+                "INSERT INTO answer_documents (answer_id, doc_id) VALUES (?, ?)",
+                [(answer_id, doc_id) for doc_id in answer.doc_ids],
+            )
+        answer.id = answer_id
+        return answer_id
+
+    def answers(self, doc_id: str | None = None, limit: int = 50) -> list[Answer]:
+        """Stored answers, newest first, as they were recorded."""
+        if doc_id is None:
+            rows = self.db.execute(
+                "SELECT id, payload FROM answers ORDER BY id DESC LIMIT ?", [limit]
+            ).fetchall()
+        else:
+            rows = self.db.execute(
+                "SELECT a.id, a.payload FROM answers a JOIN answer_documents d "
+                "ON d.answer_id = a.id WHERE d.doc_id = ? ORDER BY a.id DESC LIMIT ?",
+                [doc_id, limit],
+            ).fetchall()
+        return [answer_from_json(json.loads(payload), answer_id) for answer_id, payload in rows]
+
+    def answer_rows(self) -> list[dict[str, object]]:
+        """The per-answer figures behind ``reader stats``, oldest first."""
+        keys = [
+            "id",
+            "created_at",
+            "model",
+            "mode",
+            "doc_ids",
+            "claims",
+            "exact",
+            "fuzzy",
+            "miss",
+            "verification_rate",
+            "seconds",
+        ]
+        rows = self.db.execute(f"SELECT {', '.join(keys)} FROM answers ORDER BY id").fetchall()
+        records = []
+        for row in rows:
+            record = dict(zip(keys, row, strict=True))
+            record["doc_ids"] = json.loads(str(record["doc_ids"]))
+            records.append(record)
+        return records
 
     def execute(self, sql: str, parameters: Iterable[object] = ()) -> Iterator[tuple]:
         try:

@@ -83,3 +83,35 @@ def create_documents_and_chunks(db: sqlite_utils.Database) -> None:
         "CREATE VIRTUAL TABLE chunks_fts USING fts5("
         "text, heading, tokenize = 'unicode61 remove_diacritics 2')"
     )
+
+
+@migration(2)
+def create_answers(db: sqlite_utils.Database) -> None:
+    """Answer history: what was asked, what came back, how much of it verified."""
+    db.execute(
+        """
+        CREATE TABLE answers (
+            id INTEGER PRIMARY KEY,
+            created_at TEXT NOT NULL,
+            question TEXT NOT NULL,
+            doc_ids TEXT NOT NULL,
+            model TEXT NOT NULL,
+            mode TEXT NOT NULL,
+            claims INTEGER NOT NULL,
+            exact INTEGER NOT NULL,
+            fuzzy INTEGER NOT NULL,
+            miss INTEGER NOT NULL,
+            verification_rate REAL,
+            seconds REAL NOT NULL,
+            prompt_tokens INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            payload TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX answers_by_time ON answers (created_at)")
+    db.execute(
+        "CREATE TABLE answer_documents (answer_id INTEGER NOT NULL "
+        "REFERENCES answers(id) ON DELETE CASCADE, doc_id TEXT NOT NULL)"
+    )
+    db.execute("CREATE INDEX answer_documents_by_doc ON answer_documents (doc_id)")

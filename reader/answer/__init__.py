@@ -1,0 +1,13 @@
+"""Answers: a model answers with quoted claims and every quote is verified."""
+
+from reader.answer.backends import EmbeddedBackend, ScriptedBackend, ServerBackend
+from reader.answer.pipeline import DEFAULT_MODE, Answerer, reverify
+
+__all__ = [
+    "DEFAULT_MODE",
+    "Answerer",
+    "EmbeddedBackend",
+    "ScriptedBackend",
+    "ServerBackend",
+    "reverify",
+]

@@ -1,0 +1,295 @@
+"""Language-model backends behind one small interface.
+
+- ``EmbeddedBackend``: llama-cpp-python with a local GGUF file (the default);
+- ``ServerBackend``: any OpenAI-compatible server (llama.cpp server, vLLM,
+  Ollama), the only code in reader that opens a network connection, and only
+  to the URL the user configured;
+- ``ScriptedBackend``: replays queued outputs, for deterministic tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from reader.errors import ModelError
+
+Messages = list[dict[str, str]]
+TokenCallback = Callable[[str], None]
+
+
+@dataclass
+class Generation:
+    """What one call to a model produced."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    first_token_seconds: float | None = None
+    cancelled: bool = False
+
+
+class Backend(Protocol):
+    name: str
+    supports_grammar: bool
+
+    def generate(
+        self,
+        messages: Messages,
+        grammar: str | None = None,
+        max_tokens: int = 512,
+        on_token: TokenCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Generation: ...
+
+
+def _collect(
+    pieces: Iterable[str],
+    on_token: TokenCallback | None,
+    cancel: threading.Event | None,
+    started: float,
+) -> Generation:
+    parts: list[str] = []
+    first: float | None = None
+    count = 0
+    cancelled = False
+    for piece in pieces:
+        if cancel is not None and cancel.is_set():
+            cancelled = True
+            break
+        if not piece:
+            continue
+        if first is None:
+            first = time.perf_counter() - started
+        parts.append(piece)
+        count += 1
+        if on_token is not None:
+            on_token(piece)
+    return Generation(
+        text="".join(parts),
+        completion_tokens=count,
+        seconds=time.perf_counter() - started,
+        first_token_seconds=first,
+        cancelled=cancelled,
+    )
+
+
+class EmbeddedBackend:
+    """A GGUF model run in-process by llama.cpp; loaded once and reused.
+
+    llama-cpp-python keeps the evaluated prompt in its context, so a follow-up
+    whose prompt starts like the previous one (a retry, a second question on
+    the same passages) only evaluates the new tokens.
+    """
+
+    supports_grammar = True
+
+    def __init__(
+        self, model_path: str | Path, n_ctx: int = 4096, n_threads: int | None = None
+    ) -> None:
+        self.model_path = Path(model_path)
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or max(1, min(os.cpu_count() or 1, 8))
+        self.name = self.model_path.stem
+        self._llm: Any = None
+        self._lock = threading.Lock()
+
+    def load(self) -> None:
+        """Load the model now (it is otherwise loaded on first use)."""
+        if self._llm is not None:
+            return
+        if not self.model_path.is_file():
+            raise ModelError(f"No model file at {self.model_path}.")
+        import llama_cpp
+
+        try:
+            self._llm = llama_cpp.Llama(
+                model_path=str(self.model_path),
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as error:
+            raise ModelError(
+                f"{self.model_path.name} could not be loaded as a GGUF model ({error}); "
+                "check that the file is complete and is a GGUF model."
+            ) from None
+
+    def generate(
+        self,
+        messages: Messages,
+        grammar: str | None = None,
+        max_tokens: int = 512,
+        on_token: TokenCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Generation:
+        import llama_cpp
+
+        with self._lock:  # one generation at a time per loaded model
+            self.load()
+            started = time.perf_counter()
+            compiled = (
+                llama_cpp.LlamaGrammar.from_string(grammar, verbose=False) if grammar else None
+            )
+            try:
+                stream = self._llm.create_chat_completion(
+                    messages=messages,
+                    grammar=compiled,
+                    max_tokens=max_tokens,
+                    temperature=0.0,
+                    stream=True,
+                )
+            except ValueError as error:  # e.g. the prompt exceeds the context
+                raise ModelError(f"The model could not take this prompt ({error}).") from None
+            pieces = (chunk["choices"][0].get("delta", {}).get("content") or "" for chunk in stream)
+            try:
+                generation = _collect(pieces, on_token, cancel, started)
+            finally:
+                close = getattr(stream, "close", None)
+                if close is not None:
+                    close()
+            generation.prompt_tokens = max(0, self._llm.n_tokens - generation.completion_tokens)
+            return generation
+
+
+class ServerBackend:
+    """An OpenAI-compatible chat-completions server at a URL the user gave.
+
+    The GBNF grammar is sent in the ``grammar`` field, which llama.cpp's
+    servers honour; others ignore it, and the parser and verifier then handle
+    whatever comes back.
+    """
+
+    supports_grammar = True
+
+    def __init__(self, url: str, model: str, timeout: float = 300.0, api_key: str | None = None):
+        self.url = url.rstrip("/")
+        if not self.url.endswith("/v1"):
+            self.url += "/v1"
+        self.model = model
+        self.name = f"{model}@{url}"
+        self.timeout = timeout
+        self.api_key = api_key
+
+    def generate(
+        self,
+        messages: Messages,
+        grammar: str | None = None,
+        max_tokens: int = 512,
+        on_token: TokenCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Generation:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "max_tokens": max_tokens,
+            "temperature": 0.0,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if grammar:
+            body["grammar"] = grammar
+        else:
+            body["response_format"] = {"type": "json_object"}
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        request = urllib.request.Request(
+            f"{self.url}/chat/completions",
+            data=json.dumps(body).encode(),
+            headers=headers,
+            method="POST",
+        )
+        started = time.perf_counter()
+        usage: dict[str, int] = {}
+        try:
+            response = urllib.request.urlopen(request, timeout=self.timeout)
+        except urllib.error.HTTPError as error:
+            detail = error.read(300).decode("utf-8", "replace").strip().splitlines()
+            raise ModelError(
+                f"The model server at {self.url} refused the request "
+                f"({error.code}: {detail[0] if detail else error.reason}); "
+                "check the URL and the model name."
+            ) from None
+        except (urllib.error.URLError, OSError) as error:
+            reason = getattr(error, "reason", error)
+            raise ModelError(
+                f"Cannot reach the model server at {self.url} ({reason}); "
+                "check that it is running and the URL is right."
+            ) from None
+        with response:
+            generation = _collect(self._pieces(response, usage), on_token, cancel, started)
+        generation.prompt_tokens = usage.get("prompt_tokens", 0)
+        generation.completion_tokens = usage.get("completion_tokens", generation.completion_tokens)
+        return generation
+
+    @staticmethod
+    def _pieces(response: Any, usage: dict[str, int]) -> Iterator[str]:
+        for raw in response:
+            line = raw.decode("utf-8", "replace").strip()
+            if not line.startswith("data:"):
+                continue
+            data = line[5:].strip()
+            if data == "[DONE]":
+                return
+            try:
+                event = json.loads(data)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(event.get("usage"), dict):
+                usage.update({k: int(v) for k, v in event["usage"].items() if isinstance(v, int)})
+            for choice in event.get("choices") or []:
+                content = (choice.get("delta") or {}).get("content")
+                if content:
+                    yield content
+
+
+@dataclass
+class ScriptedBackend:
+    """Replays queued outputs in order; records what it was asked.
+
+    An output may be a string (streamed a few characters at a time) or an
+    exception to raise.
+    """
+
+    outputs: deque[str | Exception] = field(default_factory=deque)
+    name: str = "scripted"
+    supports_grammar: bool = True
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    piece_size: int = 7
+
+    def enqueue(self, *outputs: str | Exception) -> ScriptedBackend:
+        self.outputs.extend(outputs)
+        return self
+
+    def generate(
+        self,
+        messages: Messages,
+        grammar: str | None = None,
+        max_tokens: int = 512,
+        on_token: TokenCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Generation:
+        self.requests.append({"messages": messages, "grammar": grammar, "max_tokens": max_tokens})
+        if not self.outputs:
+            raise ModelError("The scripted backend has no output left.")
+        output = self.outputs.popleft()
+        if isinstance(output, Exception):
+            raise output
+        pieces = (
+            output[index : index + self.piece_size]
+            for index in range(0, len(output), self.piece_size)
+        )
+        generation = _collect(pieces, on_token, cancel, time.perf_counter())
+        generation.prompt_tokens = sum(len(m["content"]) // 4 for m in messages)
+        return generation

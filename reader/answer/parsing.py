@@ -1,0 +1,180 @@
+"""Reading a model's JSON forgivingly, then validating it strictly.
+
+Forgiving: think blocks, code fences, prose around the object, trailing
+commas and output cut off mid-way (complete claims are still recovered).
+Strict: only string fields of the expected names become claims; anything else
+is dropped and said so. Garbage never raises: it yields no claims and a
+readable ``problem``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from reader.records import Claim
+
+MAX_OUTPUT_CHARS = 200_000
+MAX_CLAIMS = 20
+MAX_FIELD_CHARS = 4_000
+
+_THINK = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)(?:```|$)", re.DOTALL)
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
+@dataclass
+class ParsedOutput:
+    answer: str = ""
+    claims: list[Claim] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def _clean(raw: str) -> str:
+    text = _THINK.sub("", raw[:MAX_OUTPUT_CHARS])
+    fenced = _FENCE.search(text)
+    if fenced and "{" in fenced.group(1):
+        text = fenced.group(1)
+    return text
+
+
+def _balanced_objects(text: str, start: int = 0) -> list[tuple[int, int]]:
+    """``[start, end)`` of each top-level ``{...}`` from ``start``, strings respected."""
+    spans = []
+    depth = 0
+    in_string = escaped = False
+    opening = -1
+    for index in range(start, len(text)):
+        char = text[index]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "{":
+            if depth == 0:
+                opening = index
+            depth += 1
+        elif char == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                spans.append((opening, index + 1))
+    return spans
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return json.loads(_TRAILING_COMMA.sub(r"\1", text))
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value[:MAX_FIELD_CHARS]
+    return None
+
+
+def claim_from(value: Any) -> Claim | None:
+    """A claim from a decoded JSON object, or None if it is not one."""
+    if not isinstance(value, dict):
+        return None
+    text = _text(value.get("text"))
+    source = value.get("source_id", value.get("source"))
+    if isinstance(source, int):
+        source = f"c{source}"
+    quote = _text(value.get("quote"))
+    if text is None or quote is None or not isinstance(source, str):
+        return None
+    return Claim(text=text.strip(), source_id=source.strip()[:200], quote=quote)
+
+
+def parse_output(raw: str) -> ParsedOutput:
+    """Claims, answer and unsupported list from whatever the model wrote."""
+    parsed = ParsedOutput()
+    text = _clean(raw)
+    document: Any = None
+    for start, end in _balanced_objects(text):
+        try:
+            document = _loads(text[start:end])
+        except json.JSONDecodeError:
+            continue
+        if isinstance(document, dict):
+            break
+        document = None
+    if document is None:
+        # Cut off or broken: recover the claims that did complete.
+        recovered = [c for c in (claim_from(o) for o in _objects_after_claims(text)) if c]
+        parsed.claims = recovered[:MAX_CLAIMS]
+        parsed.problems.append(
+            "the model's output was not valid JSON"
+            + (f"; {len(recovered)} complete claims were recovered" if recovered else "")
+        )
+        return parsed
+
+    answer = document.get("answer")
+    if isinstance(answer, str):
+        parsed.answer = answer[: MAX_FIELD_CHARS * 4]
+    elif answer is not None:
+        parsed.problems.append("the answer was not text")
+    claims = document.get("claims", [])
+    if not isinstance(claims, list):
+        parsed.problems.append("the claims were not a list")
+        claims = []
+    dropped = 0
+    for value in claims[:MAX_CLAIMS]:
+        claim = claim_from(value)
+        if claim is None:
+            dropped += 1
+        else:
+            parsed.claims.append(claim)
+    if dropped:
+        parsed.problems.append(f"{dropped} claims lacked a text, source_id or quote")
+    if len(claims) > MAX_CLAIMS:
+        parsed.problems.append(f"only the first {MAX_CLAIMS} claims were kept")
+    unsupported = document.get("unsupported", [])
+    if isinstance(unsupported, list):
+        parsed.unsupported = [u[:MAX_FIELD_CHARS] for u in unsupported if isinstance(u, str)][:20]
+    elif isinstance(unsupported, str) and unsupported.strip():
+        parsed.unsupported = [unsupported[:MAX_FIELD_CHARS]]
+    return parsed
+
+
+_CLAIMS_KEY = re.compile(r'"claims"\s*:\s*\[')
+
+
+def _objects_after_claims(text: str) -> list[Any]:
+    match = _CLAIMS_KEY.search(text)
+    if match is None:
+        return []
+    objects = []
+    for start, end in _balanced_objects(text, match.end()):
+        try:
+            objects.append(_loads(text[start:end]))
+        except json.JSONDecodeError:
+            continue
+    return objects
+
+
+class ClaimStream:
+    """Finds claims as soon as they are complete in output that is still growing."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self._seen = 0
+
+    def feed(self, piece: str) -> list[Claim]:
+        self.text += piece
+        if "}" not in piece:
+            return []
+        found = [c for c in (claim_from(o) for o in _objects_after_claims(_clean(self.text))) if c]
+        new = found[self._seen :]
+        self._seen = len(found)
+        return new

@@ -1,0 +1,48 @@
+"""Choosing a backend from command-line options and the user's settings."""
+
+from __future__ import annotations
+
+from reader.answer.backends import Backend, EmbeddedBackend, ServerBackend
+from reader.answer.models import resolve_model
+from reader.config import load_settings
+from reader.errors import ModelError
+
+_BACKENDS: dict[tuple[object, ...], Backend] = {}
+
+
+def make_backend(
+    model: str | None = None,
+    url: str | None = None,
+    model_name: str | None = None,
+    no_model: bool = False,
+) -> Backend | None:
+    """The backend the options and settings ask for; None means passages mode.
+
+    An embedded model is loaded once per process and reused across questions.
+    Without options, a configured server URL wins over the in-process model.
+    """
+    if no_model:
+        return None
+    settings = load_settings()
+    if url is None and model is None and settings.get("server_url"):
+        url = str(settings["server_url"])
+        model_name = model_name or _text(settings.get("model_name"))
+    if url:
+        if not model_name:
+            raise ModelError("A model server needs a model name too: add --model-name NAME.")
+        return ServerBackend(url, model_name)
+    path = resolve_model(model or _text(settings.get("model")))
+    threads = settings.get("threads")
+    context = settings.get("context_size")
+    key = (str(path), threads, context)
+    if key not in _BACKENDS:
+        _BACKENDS[key] = EmbeddedBackend(
+            path,
+            n_ctx=int(context) if isinstance(context, int) else 4096,
+            n_threads=int(threads) if isinstance(threads, int) else None,
+        )
+    return _BACKENDS[key]
+
+
+def _text(value: object) -> str | None:
+    return str(value) if value else None

@@ -1,0 +1,75 @@
+"""Verification-rate figures over the answer history, with a simple alert.
+
+The rate is a leading indicator of a stale index, a bad chunking change or a
+bad model: when the recent answers verify much less than the usual ones, say
+so.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+RECENT = 10
+ALERT_DROP = 0.2
+
+
+def _summary(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    rows = list(rows)
+    claims = sum(int(r["claims"]) for r in rows)
+    verified = sum(int(r["exact"]) + int(r["fuzzy"]) for r in rows)
+    fuzzy = sum(int(r["fuzzy"]) for r in rows)
+    miss = sum(int(r["miss"]) for r in rows)
+    return {
+        "answers": len(rows),
+        "claims": claims,
+        "verification_rate": round(verified / claims, 4) if claims else None,
+        "fuzzy_rate": round(fuzzy / claims, 4) if claims else None,
+        "miss_rate": round(miss / claims, 4) if claims else None,
+    }
+
+
+def verification_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_document: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_day: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_model[str(row["model"])].append(row)
+        by_day[str(row["created_at"])[:10]].append(row)
+        for doc_id in row["doc_ids"]:
+            by_document[doc_id].append(row)
+    figures: dict[str, Any] = {
+        "overall": _summary(rows),
+        "by_model": {key: _summary(value) for key, value in sorted(by_model.items())},
+        "by_document": {key: _summary(value) for key, value in sorted(by_document.items())},
+        "by_day": {key: _summary(value) for key, value in sorted(by_day.items())},
+        "per_answer": [
+            {
+                "id": row["id"],
+                "created_at": row["created_at"],
+                "verification_rate": row["verification_rate"],
+                "claims": row["claims"],
+                "fuzzy": row["fuzzy"],
+                "miss": row["miss"],
+            }
+            for row in rows
+        ],
+        "alert": recent_drop_alert(rows),
+    }
+    return figures
+
+
+def recent_drop_alert(rows: list[dict[str, Any]]) -> str | None:
+    """A warning when the last answers verify far less than the ones before."""
+    rated = [r for r in rows if r["claims"]]
+    if len(rated) < RECENT * 2:
+        return None
+    usual = _summary(rated[:-RECENT])["verification_rate"]
+    recent = _summary(rated[-RECENT:])["verification_rate"]
+    if usual is None or recent is None or usual - recent < ALERT_DROP:
+        return None
+    return (
+        f"the last {RECENT} answers verified {recent:.0%} of their claims against a usual "
+        f"{usual:.0%}: check for a changed model or a stale index (re-ingest the documents)"
+    )

@@ -1,0 +1,65 @@
+from reader.answer.parsing import ClaimStream, parse_output
+from reader.records import Claim
+
+GOOD = '{"answer": "A.", "claims": [{"text": "t", "source_id": "c1", "quote": "q"}], "unsupported": ["u"]}'
+
+
+def test_plain_json():
+    parsed = parse_output(GOOD)
+    assert parsed.answer == "A."
+    assert parsed.claims == [Claim("t", "c1", "q")]
+    assert parsed.unsupported == ["u"]
+    assert parsed.problems == []
+
+
+def test_fences_think_blocks_prose_and_trailing_commas():
+    raw = (
+        "<think>let me see { not json }</think>Sure! Here it is:\n```json\n"
+        '{"answer": "A.", "claims": [{"text": "t", "source_id": "c1", "quote": "q",},],}\n```'
+    )
+    parsed = parse_output(raw)
+    assert parsed.claims == [Claim("t", "c1", "q")]
+
+
+def test_truncated_output_keeps_complete_claims():
+    raw = GOOD[: GOOD.index("]")] + ', {"text": "t2", "source_id": "c2", "quo'
+    parsed = parse_output(raw)
+    assert parsed.claims == [Claim("t", "c1", "q")]
+    assert "not valid JSON" in parsed.problems[0]
+
+
+def test_wrong_types_are_dropped_with_a_reason():
+    raw = (
+        '{"answer": 5, "claims": [{"text": 1, "source_id": "c1", "quote": "q"}, "x", '
+        '{"text": "ok", "source_id": 2, "quote": "q2"}], "unsupported": "alone"}'
+    )
+    parsed = parse_output(raw)
+    assert parsed.answer == ""
+    assert parsed.claims == [Claim("ok", "c2", "q2")]
+    assert parsed.unsupported == ["alone"]
+    assert any("lacked" in problem for problem in parsed.problems)
+
+
+def test_garbage_gives_no_claims_and_a_problem():
+    for raw in ["", "no json here", "[1, 2]", "{{{{", '{"claims": "all of them"}', "\x00\xff"]:
+        parsed = parse_output(raw)
+        assert parsed.claims == []
+        assert parsed.problems
+
+
+def test_huge_output_is_cut():
+    raw = '{"answer": "' + "x" * 1_000_000 + '"}'
+    parsed = parse_output(raw)
+    assert parsed.claims == []
+
+
+def test_claim_stream_yields_each_claim_once_when_complete():
+    stream = ClaimStream()
+    raw = (
+        '{"claims": [{"source_id": "c1", "quote": "a } b", "text": "x"}, '
+        '{"source_id": "c2", "quote": "q2", "text": "y"}], "unsupported": []}'
+    )
+    seen = []
+    for index in range(0, len(raw), 3):
+        seen.extend(stream.feed(raw[index : index + 3]))
+    assert seen == [Claim("x", "c1", "a } b"), Claim("y", "c2", "q2")]

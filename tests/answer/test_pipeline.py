@@ -1,0 +1,243 @@
+import json
+import threading
+
+import pytest
+
+from reader.answer import Answerer, ScriptedBackend, reverify
+from reader.answer.events import ClaimChecked, Status, Token
+from reader.errors import AnswerCancelled, ModelError
+from reader.records import Document
+from tests.answer.conftest import chunk_with, claims_json
+
+QUESTION = "When was the Treaty of Westphalia signed?"
+
+
+def alias_of(answerer: Answerer, question: str, doc_id: str, phrase: str) -> str:
+    chunks = answerer.retrieve(question, [doc_id])
+    index = next(i for i, chunk in enumerate(chunks) if phrase in chunk.text)
+    return f"c{index + 1}"
+
+
+def test_a_true_quote_verifies_with_a_span_into_the_document(treaty, backend):
+    library, doc_id = treaty
+    answerer = Answerer(library, backend, mode="free")
+    source = alias_of(answerer, QUESTION, doc_id, "Westphalia")
+    backend.enqueue(claims_json(("The treaty was signed in 1648.", source, "was signed in 1648")))
+    answer = answerer.ask(QUESTION, [doc_id])
+    [claim] = answer.claims
+    assert claim.verification.status == "exact"
+    text = library.document(doc_id).text
+    assert text[claim.verification.start : claim.verification.end] == "was signed in 1648"
+    assert claim.claim.source_id == chunk_with(library, doc_id, "Westphalia").id
+    assert claim.doc_id == doc_id
+    assert answer.metrics.verification_rate == 1.0
+    # the request offered the model the retrieved passages under their aliases
+    request = backend.requests[0]
+    assert f"[{source}]" in request["messages"][-1]["content"]
+    assert request["grammar"] and f'"\\"{source}\\""' in request["grammar"]
+
+
+def test_fabricated_quote_unknown_source_and_wrong_chunk_are_misses(treaty, backend):
+    library, doc_id = treaty
+    answerer = Answerer(library, backend, mode="free")
+    westphalia = alias_of(answerer, QUESTION, doc_id, "Westphalia")
+    others = [f"c{i}" for i in range(1, 4) if f"c{i}" != westphalia]
+    output = claims_json(
+        ("It was signed in 1649.", westphalia, "was signed in 1649"),
+        ("It was signed in Paris.", "c99", "signed in 1648"),
+        ("Utrecht ended the war.", others[0], "It ended the Thirty Years' War"),
+    )
+    backend.enqueue(output, json.dumps({"claims": []}))  # the retry gives nothing better
+    answer = answerer.ask(QUESTION, [doc_id])
+    statuses = [c.verification.status for c in answer.claims]
+    assert statuses == ["miss", "miss", "miss"]
+    assert all(c.verification.start is None for c in answer.claims)
+    assert "not one of the passages" in answer.claims[1].verification.reason
+    assert answer.claims[2].verification.found_in == (chunk_with(library, doc_id, "Westphalia").id,)
+    assert answer.metrics.verification_rate == 0.0
+
+
+def test_failed_claims_are_retried_once_with_the_failures_named(treaty, backend):
+    library, doc_id = treaty
+    answerer = Answerer(library, backend, mode="free")
+    source = alias_of(answerer, QUESTION, doc_id, "Westphalia")
+    backend.enqueue(
+        claims_json(
+            ("It was signed in 1648.", source, "The treaty was concluded in 1648"),
+            ("It ended a war.", source, "It ended the Thirty Years' War"),
+        ),
+        json.dumps(
+            {
+                "claims": [
+                    {
+                        "text": "It was signed in 1648.",
+                        "source_id": source,
+                        "quote": "The Treaty of Westphalia was signed in 1648.",
+                    }
+                ]
+            }
+        ),
+    )
+    answer = answerer.ask(QUESTION, [doc_id])
+    assert [c.verification.status for c in answer.claims] == ["exact", "exact"]
+    assert answer.claims[0].retried and not answer.claims[1].retried
+    assert answer.metrics.retried == 1
+    assert len(backend.requests) == 2
+    follow_up = backend.requests[1]["messages"][-1]["content"]
+    assert "The treaty was concluded in 1648" in follow_up
+    assert "claim 1" in follow_up and "claim 2" not in follow_up
+
+
+def test_garbage_output_is_an_answer_with_zero_claims_and_a_reason(treaty, backend):
+    library, doc_id = treaty
+    backend.enqueue("I cannot answer that {{{ ]]", "still not json")
+    answer = Answerer(library, backend, mode="free").ask(QUESTION, [doc_id])
+    assert answer.claims == []
+    assert answer.metrics.verification_rate is None
+    assert "not valid JSON" in answer.problem
+
+
+def test_claims_stream_as_they_complete_and_verify(treaty, backend):
+    library, doc_id = treaty
+    answerer = Answerer(library, backend, mode="free")
+    source = alias_of(answerer, QUESTION, doc_id, "Westphalia")
+    backend.enqueue(claims_json(("Signed in 1648.", source, "was signed in 1648")))
+    events = []
+    answer = answerer.ask(QUESTION, [doc_id], on_event=events.append)
+    kinds = [type(event).__name__ for event in events]
+    assert kinds[0] == "Status" and "Token" in kinds
+    checked = [e for e in events if isinstance(e, ClaimChecked)]
+    assert len(checked) == 1 and checked[0].claim.verification.status == "exact"
+    # the claim arrived before the last token
+    assert kinds.index("ClaimChecked") < len(kinds) - 1 - kinds[::-1].index("Token")
+    assert "".join(e.text for e in events if isinstance(e, Token)) == backend_text(answer)
+    assert any(isinstance(e, Status) and e.stage == "verifying" for e in events)
+
+
+def backend_text(answer):
+    return json.dumps(
+        {
+            "answer": answer.answer,
+            "claims": [
+                {"text": c.claim.text, "source_id": "c1", "quote": c.claim.quote}
+                for c in answer.claims
+            ],
+            "unsupported": [],
+        }
+    )
+
+
+def test_cancel_stops_generation(treaty):
+    library, doc_id = treaty
+    cancel = threading.Event()
+    backend = ScriptedBackend(piece_size=1)
+    backend.enqueue(claims_json(("Signed in 1648.", "c1", "was signed in 1648")) * 20)
+    seen = []
+
+    def on_event(event):
+        if isinstance(event, Token):
+            seen.append(event.text)
+            if len(seen) == 10:
+                cancel.set()
+
+    with pytest.raises(AnswerCancelled):
+        Answerer(library, backend, mode="free").ask(QUESTION, [doc_id], on_event, cancel)
+    assert len(seen) == 10
+    assert library.store.answers() == []
+
+
+def test_answers_are_recorded_and_reverified_after_reextraction(treaty, backend):
+    library, doc_id = treaty
+    answerer = Answerer(library, backend, mode="free")
+    source = alias_of(answerer, QUESTION, doc_id, "Westphalia")
+    backend.enqueue(
+        claims_json(
+            ("Signed in 1648.", source, "was signed in 1648"),
+            (
+                "Vienna met.",
+                alias_of(answerer, QUESTION, doc_id, "Vienna"),
+                "The Congress of Vienna met in 1814 and 1815",
+            ),
+        )
+    )
+    answer = answerer.ask(QUESTION, [doc_id])
+    [stored] = library.store.answers(doc_id)
+    assert stored.id == answer.id
+    assert [c.verification.status for c in stored.claims] == ["exact", "exact"]
+
+    # The document is re-extracted: new text, so new chunks and ids; one quote
+    # survives elsewhere, the other is gone.
+    old = library.document(doc_id)
+    new_text = "Preface added by a new extractor.\n\n" + old.text.replace(
+        "The Congress of Vienna met in 1814 and 1815.", "The Congress met."
+    )
+    from reader.ingest.chunking import chunk_text
+
+    changed = Document(
+        id=doc_id,
+        title=old.title,
+        path=old.path,
+        kind=old.kind,
+        text=new_text,
+        page_starts=[0],
+        extractor="newer-extractor",
+    )
+    library.store.add_document(changed, chunk_text(doc_id, new_text, [0], []))
+    library._verifiers.clear()
+
+    again = reverify(library, stored)
+    first, second = again.claims
+    assert first.verification.status == "exact"
+    assert new_text[first.verification.start : first.verification.end] == "was signed in 1648"
+    assert "re-anchored" in first.verification.reason
+    assert second.verification.status == "miss"
+    assert second.verification.start is None
+    assert "no longer verified" in second.verification.reason
+
+
+def test_passages_mode_needs_no_model(treaty):
+    library, doc_id = treaty
+    answer = Answerer(library, None).ask("Where was the Peace of Utrecht signed?", [doc_id])
+    assert answer.mode == "passages"
+    assert answer.claims and all(c.verification.status == "exact" for c in answer.claims)
+    assert "Utrecht" in answer.claims[0].claim.quote
+    text = library.document(doc_id).text
+    for claim in answer.claims:
+        span = text[claim.verification.start : claim.verification.end]
+        assert " ".join(span.split()) == claim.claim.quote
+
+
+def test_library_wide_answers_cite_several_documents(library, tmp_path, backend):
+    first = tmp_path / "a.txt"
+    first.write_text("Copper conducts electricity well. It is used in wires.", encoding="utf-8")
+    second = tmp_path / "b.txt"
+    second.write_text("Silver conducts electricity best of all metals.", encoding="utf-8")
+    ids = {library.ingest(first).doc_id, library.ingest(second).doc_id}
+    answerer = Answerer(library, backend, mode="free")
+    chunks = answerer.retrieve("Which metal conducts electricity?", None)
+    aliases = {chunk.doc_id: f"c{i + 1}" for i, chunk in enumerate(chunks)}
+    backend.enqueue(
+        claims_json(
+            (
+                "Copper conducts.",
+                aliases[library.ingest(first).doc_id],
+                "Copper conducts electricity well.",
+            ),
+            (
+                "Silver is best.",
+                aliases[library.ingest(second).doc_id],
+                "Silver conducts electricity best",
+            ),
+        )
+    )
+    answer = answerer.ask("Which metal conducts electricity?")
+    assert {c.doc_id for c in answer.claims} == ids
+    assert all(c.verification.status == "exact" for c in answer.claims)
+    assert set(answer.doc_ids) == ids
+
+
+def test_backend_errors_propagate_as_reader_errors(treaty, backend):
+    library, doc_id = treaty
+    backend.enqueue(ModelError("the server went away"))
+    with pytest.raises(ModelError):
+        Answerer(library, backend).ask(QUESTION, [doc_id])
