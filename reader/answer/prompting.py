@@ -123,8 +123,11 @@ def relevance(sentence: str, words: set[str]) -> int:
     return len(found & words)
 
 
+QUOTE_CANDIDATES = 12
+
+
 def candidate_quotes(
-    passages: Sequence[Passage], question: str, limit: int = 40
+    passages: Sequence[Passage], question: str, limit: int = QUOTE_CANDIDATES
 ) -> list[tuple[str, str]]:
     """``(alias, quote)`` candidates: sentences and pairs of consecutive sentences.
 
@@ -163,22 +166,21 @@ def _passage_block(passages: Sequence[Passage]) -> str:
 def build_messages(question: str, passages: Sequence[Passage], mode: str) -> list[dict[str, str]]:
     if mode == CONSTRAINED:
         shape = (
-            '{"claims": [{"source_id": "c1", "quote": "a sentence copied from passage c1", '
-            '"text": "one sentence of your answer that the quote supports"}], '
-            '"unsupported": []}'
+            'Reply with a JSON object with the key "claims": a list of objects, each with '
+            '"source_id" (the label of a passage, such as c1), "quote" (a sentence copied '
+            'from that passage that answers the question) and "text" (one sentence of your '
+            'answer that the quote supports); and the key "unsupported": a list of anything '
+            "you state that no passage supports."
         )
     else:
         shape = (
-            '{"answer": "your answer in a few sentences", "claims": [{"text": "a sentence '
-            'of your answer, copied from it", "source_id": "c1", "quote": "words copied '
-            'exactly from passage c1"}], "unsupported": []}'
+            'Reply with a JSON object with the keys "answer" (your answer in a few '
+            'sentences), "claims" (a list of objects, each with "text": a sentence of your '
+            'answer, "source_id": the label of the passage that supports it, such as c1, and '
+            '"quote": the words of that passage that support it, copied exactly) and '
+            '"unsupported" (a list of anything you state that no passage supports).'
         )
-    user = (
-        f"Passages:\n{_passage_block(passages)}\n\n"
-        f"Question: {question}\n\n"
-        f"Answer from the passages only, as JSON of this shape:\n{shape}\n"
-        "List under unsupported any statement of yours that no passage supports."
-    )
+    user = f"Passages:\n{_passage_block(passages)}\n\nQuestion: {question}\n\n{shape}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
@@ -201,8 +203,8 @@ def retry_message(failures: Sequence[tuple[int, str, str, str]]) -> dict[str, st
 
 # -- grammars (GBNF) -------------------------------------------------------------
 
-# One sentence: it ends at the first . ! or ? that is not inside a number.
-_SENTENCE_RULE = r'sentence ::= ([^"\\\x00-\x1f.!?] | "." [0-9]){2,240} [.!?]'
+# One sentence: it ends at the first . ! or ? that is not a decimal point.
+_SENTENCE_RULE = r'sentence ::= ([^"\\\x00-\x1f.!?] | [0-9] "." [0-9]){2,160} [.!?]'
 _COMMON_RULES = r"""
 string ::= "\"" char{0,400} "\""
 char ::= [^"\\\x00-\x1f] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})

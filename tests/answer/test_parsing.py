@@ -1,7 +1,10 @@
 from reader.answer.parsing import ClaimStream, parse_output
 from reader.records import Claim
 
-GOOD = '{"answer": "A.", "claims": [{"text": "t", "source_id": "c1", "quote": "q"}], "unsupported": ["u"]}'
+GOOD = (
+    '{"answer": "A.", "claims": [{"text": "t", "source_id": "c1", "quote": "q"}], '
+    '"unsupported": ["u"]}'
+)
 
 
 def test_plain_json():
