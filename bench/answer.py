@@ -47,7 +47,9 @@ QUESTIONS = [
 ]
 
 
-def raw_run(llm: llama_cpp.Llama, messages, grammar: str, max_tokens: int) -> tuple[float, int, float]:
+def raw_run(
+    llm: llama_cpp.Llama, messages, grammar: str, max_tokens: int
+) -> tuple[float, int, float]:
     llm.reset()
     started = time.perf_counter()
     compiled = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False)
@@ -89,7 +91,9 @@ def main() -> None:
         doc_id = library.ingest(args.corpus / DOCUMENT).doc_id
         backend = EmbeddedBackend(model, n_ctx=4096)
         backend.load()
-        raw = llama_cpp.Llama(model_path=str(model), n_ctx=4096, n_threads=backend.n_threads, verbose=False)
+        raw = llama_cpp.Llama(
+            model_path=str(model), n_ctx=4096, n_threads=backend.n_threads, verbose=False
+        )
 
         answerer = Answerer(library, backend, mode=CONSTRAINED, record=False)
         chunks = answerer.retrieve(QUESTIONS[0], [doc_id])

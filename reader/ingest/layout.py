@@ -139,3 +139,29 @@ def span_rects(page: pymupdf.Page, start: int, end: int) -> list[pymupdf.Rect]:
     if current is not None:
         rects.append(current)
     return [rect for rect in rects if not rect.is_empty]
+
+
+def render_page(
+    path: str,
+    page_number: int,
+    password: str | None = None,
+    span: tuple[int, int] | None = None,
+    zoom: float = 1.5,
+) -> tuple[int, int, int, bytes, list[tuple[float, float, float, float]]]:
+    """Render a 1-based page; also the pixel rectangles of a page-relative span.
+
+    Returns ``(width, height, stride, rgb_samples, rects)``. Opens and closes
+    the document itself, so a caller never shares one across threads.
+    """
+    with pymupdf.open(path) as document:
+        if document.needs_pass:
+            document.authenticate(password or "")
+        page = document[page_number - 1]
+        matrix = pymupdf.Matrix(zoom, zoom)
+        pixmap = page.get_pixmap(matrix=matrix, alpha=False)
+        rects = []
+        if span is not None:
+            for rect in span_rects(page, span[0], span[1]):
+                shown = rect * page.rotation_matrix * matrix
+                rects.append((shown.x0, shown.y0, shown.x1, shown.y1))
+        return pixmap.width, pixmap.height, pixmap.stride, bytes(pixmap.samples), rects

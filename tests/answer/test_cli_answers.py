@@ -11,13 +11,17 @@ from tests.answer.conftest import TREATY
 
 
 def reader(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "reader.cli", *args], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "reader.cli", *args], capture_output=True, text=True
+    )
 
 
 def test_ask_without_a_model_gives_verified_passages(tmp_path):
     path = tmp_path / "treaties.txt"
     path.write_text(TREATY, encoding="utf-8")
-    completed = reader("ask", str(path), "Where was the Peace of Utrecht signed?", "--no-model", "--json")
+    completed = reader(
+        "ask", str(path), "Where was the Peace of Utrecht signed?", "--no-model", "--json"
+    )
     assert completed.returncode == 0, completed.stderr
     data = json.loads(completed.stdout)
     assert data["claims"] and all(c["status"] == "exact" for c in data["claims"])
@@ -64,10 +68,21 @@ def test_eval_on_a_squad_file_reports_the_figures(tmp_path):
                     {
                         "context": context,
                         "qas": [
-                            {"id": "1", "question": "When was the Treaty of Westphalia signed?",
-                             "answers": [{"text": gold, "answer_start": context.index(gold)}]},
-                            {"id": "2", "question": "Where was the Peace of Utrecht signed?",
-                             "answers": [{"text": "Utrecht", "answer_start": context.index("city of Utrecht") + 8}]},
+                            {
+                                "id": "1",
+                                "question": "When was the Treaty of Westphalia signed?",
+                                "answers": [{"text": gold, "answer_start": context.index(gold)}],
+                            },
+                            {
+                                "id": "2",
+                                "question": "Where was the Peace of Utrecht signed?",
+                                "answers": [
+                                    {
+                                        "text": "Utrecht",
+                                        "answer_start": context.index("city of Utrecht") + 8,
+                                    }
+                                ],
+                            },
                         ],
                     }
                 ],
@@ -95,9 +110,19 @@ def test_eval_rejects_a_file_that_is_not_squad(tmp_path):
 
 def rows(rates: list[float]) -> list[dict]:
     return [
-        {"id": i, "created_at": f"2026-11-{1 + i // 10:02d}T00:00:00", "model": "m",
-         "mode": "constrained", "doc_ids": ["d"], "claims": 10, "exact": round(r * 10),
-         "fuzzy": 0, "miss": 10 - round(r * 10), "verification_rate": r, "seconds": 1.0}
+        {
+            "id": i,
+            "created_at": f"2026-11-{1 + i // 10:02d}T00:00:00",
+            "model": "m",
+            "mode": "constrained",
+            "doc_ids": ["d"],
+            "claims": 10,
+            "exact": round(r * 10),
+            "fuzzy": 0,
+            "miss": 10 - round(r * 10),
+            "verification_rate": r,
+            "seconds": 1.0,
+        }
         for i, r in enumerate(rates)
     ]
 

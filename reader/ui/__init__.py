@@ -1,0 +1,1 @@
+"""The desktop reader: the only package that imports Qt (PySide6)."""

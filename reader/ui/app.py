@@ -1,0 +1,138 @@
+"""Starting the window, and ``reader shot``: the real window, offscreen, to a PNG."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from reader.errors import ReaderError
+
+
+def _application(offscreen: bool = False) -> Any:
+    if offscreen:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    elif (
+        sys.platform.startswith("linux")
+        and not os.environ.get("QT_QPA_PLATFORM")
+        and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    ):
+        raise ReaderError(
+            "No display to open the window on: run reader in a desktop session, or set "
+            "QT_QPA_PLATFORM=offscreen."
+        )
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("reader")
+    return app
+
+
+def run_window(paths: list[Path]) -> int:
+    """Open the main window (on the given files, ingested first if needed)."""
+    app = _application()
+    from reader.ui.main_window import MainWindow
+
+    window = MainWindow()
+    window.resize(1280, 800)
+    window.show()
+    for path in paths:
+        window.open_path(path)
+    return int(app.exec())
+
+
+def _wait(app: Any, condition: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise ReaderError(f"Timed out after {timeout:.0f} s waiting for {what}.")
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def shot(
+    doc: str,
+    out: Path,
+    question: str | None = None,
+    click: int | None = None,
+    page_view: bool = False,
+    size: tuple[int, int] = (1280, 800),
+    no_model: bool = False,
+    timeout: float = 300.0,
+) -> dict[str, Any]:
+    """Drive the real window offscreen and save a PNG of it; return what happened."""
+    app = _application(offscreen=not os.environ.get("DISPLAY"))
+    from reader.answer.setup import make_backend
+    from reader.ui.main_window import MainWindow
+
+    window = MainWindow(backend_factory=(lambda: None) if no_model else make_backend)
+    window.resize(*size)
+    window.show()
+    app.processEvents()
+
+    path = Path(doc)
+    if path.is_file():
+        failures: list[str] = []
+        window.message.label.clear()
+        task = window.open_path(path)
+        task.signals.failed.connect(lambda error: failures.append(str(error)))
+        _wait(app, lambda: window.current is not None or bool(failures), timeout, "the document")
+        if failures:
+            raise ReaderError(failures[0])
+    else:
+        window.show_document(window.library.resolve(doc).id)
+
+    result: dict[str, Any] = {
+        "answer": None,
+        "claims": [],
+        "clicked": None,
+        "highlight": None,
+        "click_ms": None,
+    }
+    if question:
+        errors: list[str] = []
+        task = window.ask(question, [window.current.id])  # type: ignore[union-attr]
+        task.signals.failed.connect(lambda error: errors.append(str(error)))
+        _wait(app, lambda: window.answer is not None or bool(errors), timeout, "the answer")
+        if errors:
+            raise ReaderError(errors[0])
+        answer = window.answer
+        assert answer is not None
+        result["answer"] = answer.answer
+        result["claims"] = [claim.to_json() for claim in answer.claims]
+        if click is not None:
+            verified = [i for i, item in enumerate(answer.claims) if item.verified]
+            if not 1 <= click <= len(verified):
+                raise ReaderError(
+                    f"There is no verified claim {click} to click: the answer has "
+                    f"{len(verified)} verified claims."
+                )
+            index = verified[click - 1]
+            window.activate_claim(index)
+            app.processEvents()
+            start, end = window.text_view.highlighted_range()  # type: ignore[misc]
+            result["clicked"] = click
+            result["click_ms"] = round(window.last_click_ms or 0.0, 2)
+            result["highlight"] = {
+                "start": start,
+                "end": end,
+                "page": answer.claims[index].verification.page,
+                "visible": window.text_view.is_visible(start, end),
+            }
+            if page_view and window.current is not None and window.current.kind == "pdf":
+                pages: list[int] = []
+                window.page_shown.connect(pages.append)
+                window.viewer_tabs.setCurrentIndex(1)
+                _wait(app, lambda: bool(pages), 60, "the page view")
+    elif page_view:
+        window.viewer_tabs.setCurrentIndex(1)
+    for _ in range(5):
+        app.processEvents()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not window.grab().save(str(out)):
+        raise ReaderError(f"Could not write the screenshot to {out}.")
+    window.close()
+    return result

@@ -1,0 +1,144 @@
+"""The document viewer: canonical text with highlights, and the original page."""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QColor, QImage, QPainter, QPixmap, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QScrollArea, QTextEdit
+
+from reader.records import Document
+
+
+def highlight_color(widget_palette_dark: bool) -> QColor:
+    # A yellow that reads on light and dark palettes alike.
+    return QColor(255, 200, 0, 150) if widget_palette_dark else QColor(255, 220, 0, 170)
+
+
+class TextView(QPlainTextEdit):
+    """The canonical text, read-only, with one highlighted span at a time.
+
+    Offsets given to it are Python string indices; Qt counts UTF-16 code units,
+    so characters outside the Basic Multilingual Plane shift positions and are
+    accounted for.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setReadOnly(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.document_id: str | None = None
+        self._astral: list[int] = []
+        self._highlight: tuple[int, int] | None = None
+
+    def set_document(self, document: Document) -> None:
+        self.document_id = document.id
+        self._astral = [i for i, char in enumerate(document.text) if ord(char) > 0xFFFF]
+        self.setPlainText(document.text)
+        self._highlight = None
+        self.setExtraSelections([])
+
+    def clear_document(self) -> None:
+        self.document_id = None
+        self._astral = []
+        self._highlight = None
+        self.setPlainText("")
+
+    def to_qt(self, offset: int) -> int:
+        return offset + bisect_left(self._astral, offset)
+
+    def highlight(self, start: int, end: int) -> None:
+        """Highlight ``[start, end)`` and scroll it to the middle of the view."""
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(self.to_qt(start))
+        cursor.setPosition(self.to_qt(end), QTextCursor.MoveMode.KeepAnchor)
+        selection = QTextEdit.ExtraSelection()
+        selection.cursor = cursor  # type: ignore[attr-defined]
+        text_format = QTextCharFormat()
+        dark = self.palette().base().color().lightness() < 128
+        text_format.setBackground(highlight_color(dark))
+        if dark:
+            text_format.setForeground(QColor(0, 0, 0))
+        selection.format = text_format  # type: ignore[attr-defined]
+        self.setExtraSelections([selection])
+        caret = QTextCursor(self.document())
+        caret.setPosition(self.to_qt(start))
+        self.setTextCursor(caret)
+        self.centerCursor()
+        self._highlight = (start, end)
+
+    def highlighted_range(self) -> tuple[int, int] | None:
+        return self._highlight
+
+    def is_visible(self, start: int, end: int) -> bool:
+        """Whether the start of ``[start, end)`` is inside the visible area."""
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(self.to_qt(start))
+        rect = self.cursorRect(cursor)
+        return self.viewport().rect().intersects(rect)
+
+    def scroll_to(self, offset: int) -> None:
+        caret = QTextCursor(self.document())
+        caret.setPosition(self.to_qt(offset))
+        self.setTextCursor(caret)
+        self.centerCursor()
+
+    def find_text(self, text: str, backwards: bool = False) -> bool:
+        flags = QTextEdit.FindFlag.FindBackward if backwards else QTextEdit.FindFlag(0)
+        if self.find(text, flags):
+            return True
+        # Wrap around once.
+        cursor = self.textCursor()
+        cursor.movePosition(
+            QTextCursor.MoveOperation.End if backwards else QTextCursor.MoveOperation.Start
+        )
+        self.setTextCursor(cursor)
+        return self.find(text, flags)
+
+
+class PageView(QScrollArea):
+    """The rendered PDF page, with the highlighted span's rectangles drawn on it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.label = QLabel("Open a PDF and click a claim to see its page here.")
+        self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setWidget(self.label)
+        self.setWidgetResizable(True)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.page: int | None = None
+        self.rects: list[tuple[float, float, float, float]] = []
+
+    def show_page(
+        self, image: QImage, page: int, rects: list[tuple[float, float, float, float]]
+    ) -> None:
+        """Show a rendered page; ``rects`` are in image pixels."""
+        canvas = QPixmap.fromImage(image)
+        painter = QPainter(canvas)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(255, 200, 0, 110))
+        for x0, y0, x1, y1 in rects:
+            painter.drawRect(QRect(int(x0) - 1, int(y0) - 1, int(x1 - x0) + 2, int(y1 - y0) + 2))
+        painter.setPen(QColor(220, 120, 0))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for x0, y0, x1, y1 in rects:
+            painter.drawRect(QRect(int(x0) - 1, int(y0) - 1, int(x1 - x0) + 2, int(y1 - y0) + 2))
+        painter.end()
+        self.label.setPixmap(canvas)
+        self.label.resize(canvas.size())
+        self.page = page
+        self.rects = rects
+        if rects:
+            top = int(min(r[1] for r in rects))
+            self.verticalScrollBar().setValue(max(0, top - self.viewport().height() // 3))
+
+    def show_message(self, text: str) -> None:
+        self.label.setPixmap(QPixmap())
+        self.label.setText(text)
+        self.page = None
+        self.rects = []
