@@ -128,10 +128,13 @@ def main() -> None:
                 rates.append(metrics.completion_tokens / max(metrics.seconds, 1e-9))
                 claims += metrics.claims
                 verified += metrics.exact + metrics.fuzzy
+            share = verified / claims if claims else 0
             print(
-                f"{mode:11s} {len(QUESTIONS)} questions: median {statistics.median(seconds):.2f} s, "
-                f"ttft {statistics.median(ttfts):.3f} s, {statistics.median(rates):.1f} tok/s overall, "
-                f"claims {claims}, verified {verified} ({verified / claims if claims else 0:.0%})"
+                f"{mode:11s} {len(QUESTIONS)} questions: "
+                f"median {statistics.median(seconds):.2f} s, "
+                f"ttft {statistics.median(ttfts):.3f} s, "
+                f"{statistics.median(rates):.1f} tok/s overall, "
+                f"claims {claims}, verified {verified} ({share:.0%})"
             )
 
 

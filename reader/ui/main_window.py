@@ -259,13 +259,13 @@ class MainWindow(QMainWindow):
         selected = self.current.id if self.current else None
         self.documents.clear()
         for record in self.library.documents():
-            warnings = record["warnings"]
+            warnings = [str(w) for w in record["warnings"]]  # type: ignore[attr-defined]
             item = QListWidgetItem(
                 f"{record['title']}\n{record['pages']} pages · {record['chunks']} chunks"
                 + (" · warning" if warnings else "")
             )
             item.setData(Qt.ItemDataRole.UserRole, record["id"])
-            item.setToolTip("\n".join([str(record["path"]), *map(str, warnings)]))
+            item.setToolTip("\n".join([str(record["path"]), *warnings]))
             self.documents.addItem(item)
             if record["id"] == selected:
                 self.documents.setCurrentItem(item)

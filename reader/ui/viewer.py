@@ -5,7 +5,15 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtGui import QColor, QImage, QPainter, QPixmap, QTextCharFormat, QTextCursor
+from PySide6.QtGui import (
+    QColor,
+    QImage,
+    QPainter,
+    QPixmap,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QScrollArea, QTextEdit
 
 from reader.records import Document
@@ -58,13 +66,13 @@ class TextView(QPlainTextEdit):
         cursor.setPosition(self.to_qt(start))
         cursor.setPosition(self.to_qt(end), QTextCursor.MoveMode.KeepAnchor)
         selection = QTextEdit.ExtraSelection()
-        selection.cursor = cursor  # type: ignore[attr-defined]
+        selection.cursor = cursor
         text_format = QTextCharFormat()
         dark = self.palette().base().color().lightness() < 128
         text_format.setBackground(highlight_color(dark))
         if dark:
             text_format.setForeground(QColor(0, 0, 0))
-        selection.format = text_format  # type: ignore[attr-defined]
+        selection.format = text_format
         self.setExtraSelections([selection])
         caret = QTextCursor(self.document())
         caret.setPosition(self.to_qt(start))
@@ -89,7 +97,7 @@ class TextView(QPlainTextEdit):
         self.centerCursor()
 
     def find_text(self, text: str, backwards: bool = False) -> bool:
-        flags = QTextEdit.FindFlag.FindBackward if backwards else QTextEdit.FindFlag(0)
+        flags = QTextDocument.FindFlag.FindBackward if backwards else QTextDocument.FindFlag(0)
         if self.find(text, flags):
             return True
         # Wrap around once.
