@@ -1,0 +1,191 @@
+"""The real window, offscreen, driven through its widgets."""
+
+from __future__ import annotations
+
+import json
+
+import pymupdf
+import pytest
+from PySide6.QtCore import Qt
+
+from reader.answer import Answerer
+from reader.config import load_settings
+from tests.ui.conftest import SlowBackend
+
+pytestmark = pytest.mark.gui
+
+PAGES = [
+    ["Chapter one opens the book. The harbour froze in the winter of 1709.",
+     "Ships stayed in port for six weeks. Merchants lost their cargo."],
+    ["Chapter two turns to trade. The price of grain doubled in 1710.",
+     "Bakers sold smaller loaves. The town council set a maximum price."],
+]
+QUESTION = "When did the price of grain double?"
+
+
+def open_document(window, qtbot, path):
+    window.open_path(path)
+    qtbot.waitUntil(lambda: window.current is not None, timeout=20_000)
+    return window.current
+
+
+def alias_for(window, doc_id, phrase, question=QUESTION):
+    chunks = Answerer(window.library, None).retrieve(question, [doc_id])
+    return f"c{next(i for i, c in enumerate(chunks) if phrase in c.text) + 1}"
+
+
+def answer_with(window, qtbot, backend, doc_id, claims):
+    backend.enqueue(json.dumps({"answer": " ".join(t for t, _, _ in claims),
+                                "claims": [{"text": t, "source_id": s, "quote": q}
+                                           for t, s, q in claims],
+                                "unsupported": ["The town's name."]}))
+    backend.enqueue(json.dumps({"claims": []}))  # for the retry, if any
+    window.question.setText(QUESTION)
+    with qtbot.waitSignal(window.answer_shown, timeout=20_000):
+        window.ask_current()
+    return window.answer
+
+
+def test_opening_a_pdf_ingests_it_and_shows_text_and_outline(window, qtbot, make_pdf):
+    path = make_pdf(PAGES, toc=[[1, "Chapter one", 1], [1, "Chapter two", 2]])
+    document = open_document(window, qtbot, path)
+    assert window.text_view.toPlainText() == document.text
+    assert window.documents.count() == 1
+    assert window.outline.topLevelItemCount() == 2
+    assert "2 pages" in window.documents.item(0).text()
+
+
+def test_ask_click_a_claim_and_the_viewer_highlights_its_span(window, qtbot, backend, make_pdf):
+    document = open_document(window, qtbot, make_pdf(PAGES))
+    source = alias_for(window, document.id, "grain")
+    answer = answer_with(window, qtbot, backend, document.id, [
+        ("Grain doubled in 1710.", source, "The price of grain doubled in 1710."),
+        ("It froze in 1708.", source, "The harbour froze in the winter of 1708."),
+    ])
+    first, second = answer.claims
+    assert first.verified and not second.verified
+    assert window.badge.text() == "1 of 2 claims verified (50%)"
+    # Only the verified claim is a link.
+    assert window.answer_view.linked_claims() == {0}
+    assert "The town's name." in window.answer_view.toPlainText()
+
+    # Keyboard: Tab to the first link, Enter follows it.
+    window.answer_view.setFocus()
+    qtbot.keyClick(window.answer_view, Qt.Key.Key_Tab)
+    qtbot.keyClick(window.answer_view, Qt.Key.Key_Return)
+    span = (first.verification.start, first.verification.end)
+    qtbot.waitUntil(lambda: window.text_view.highlighted_range() == span, timeout=5000)
+    assert document.text[span[0] : span[1]] == "The price of grain doubled in 1710."
+    assert window.text_view.is_visible(*span)
+    selections = window.text_view.extraSelections()
+    cursor = selections[0].cursor
+    assert cursor.selectedText() == "The price of grain doubled in 1710."
+
+    # The failed claim cannot be activated.
+    assert not window.activate_claim(1)
+    assert window.text_view.highlighted_range() == span
+
+    # The page view shows the claim's page with its rectangles.
+    with qtbot.waitSignal(window.page_shown, timeout=10_000):
+        window.toggle_page_view()
+    assert window.page_view.page == 2 and window.page_view.rects
+    with pymupdf.open(document.path) as pdf:
+        truth = pdf[1].search_for("The price of grain doubled in 1710.")
+    assert len(window.page_view.rects) == len(truth)
+
+
+def test_a_claim_far_down_a_long_document_is_scrolled_into_view(window, qtbot, backend, make_file):
+    paragraphs = [f"Paragraph {n} is filler about nothing in particular at all." for n in range(3000)]
+    paragraphs[2500] = "The price of grain doubled in 1710, the ledger says."
+    path = make_file("long.txt", "\n\n".join(paragraphs).encode())
+    document = open_document(window, qtbot, path)
+    source = alias_for(window, document.id, "grain")
+    answer_with(window, qtbot, backend, document.id,
+                [("Grain doubled.", source, "The price of grain doubled in 1710")])
+    assert window.activate_claim(0)
+    start, end = window.text_view.highlighted_range()
+    assert document.text[start:end] == "The price of grain doubled in 1710"
+    assert window.text_view.is_visible(start, end)
+    assert window.last_click_ms is not None
+
+
+def test_cancel_stops_generation(window, qtbot, make_pdf, monkeypatch):
+    slow = SlowBackend()
+    slow.enqueue(json.dumps({"answer": "x" * 3000, "claims": [], "unsupported": []}))
+    window.backend_factory = lambda: slow
+    open_document(window, qtbot, make_pdf(PAGES))
+    window.question.setText(QUESTION)
+    task = window.ask_current()
+    qtbot.waitUntil(lambda: "x" in window.answer_view.toPlainText(), timeout=10_000)
+    qtbot.keyClick(window.question, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: window.ask_task is None, timeout=10_000)
+    assert window.ask_status.text() == "Cancelled."
+    assert window.answer is None
+    assert task.cancel_event.is_set()
+    assert window.library.store.answers() == []
+
+
+def test_a_corrupt_file_shows_a_message_and_the_app_goes_on(window, qtbot, make_file, make_pdf):
+    window.open_path(make_file("broken.pdf", b"%PDF-1.7 this is not really a pdf" * 20))
+    qtbot.waitUntil(lambda: window.message.isVisible(), timeout=10_000)
+    assert "damaged" in window.message.label.text()
+    assert window.documents.count() == 0
+    document = open_document(window, qtbot, make_pdf(PAGES))
+    assert document.pages == 2
+
+
+def test_an_encrypted_pdf_asks_for_its_password(window, qtbot, make_pdf, monkeypatch):
+    path = make_pdf(PAGES, name="locked.pdf", encryption=pymupdf.PDF_ENCRYPT_AES_256,
+                    user_pw="s3cret", owner_pw="owner")
+    asked = []
+    monkeypatch.setattr(window, "ask_password", lambda name: asked.append(name) or "s3cret")
+    window.open_path(path)
+    qtbot.waitUntil(lambda: window.current is not None, timeout=20_000)
+    assert asked == ["locked.pdf"]
+    assert window.passwords[window.current.id] == "s3cret"
+
+
+def test_ingest_can_be_cancelled_and_leaves_the_library_unchanged(window, qtbot, make_pdf):
+    path = make_pdf([[f"Page {n} text."] for n in range(300)])
+    task = window.open_path(path)
+    task.cancel()
+    qtbot.waitUntil(lambda: window.ingest_task is None, timeout=20_000)
+    assert window.library.documents() == []
+
+
+def test_history_reopens_an_answer_and_export_has_quotes_and_pages(window, qtbot, backend, make_pdf):
+    document = open_document(window, qtbot, make_pdf(PAGES))
+    source = alias_for(window, document.id, "grain")
+    answer_with(window, qtbot, backend, document.id,
+                [("Grain doubled in 1710.", source, "The price of grain doubled in 1710.")])
+    assert window.history.count() == 1
+    window.answer_view.show_text("")
+    window._on_history_activated(window.history.item(0))
+    assert window.answer_view.linked_claims() == {0}
+    markdown = window.markdown()
+    assert '"The price of grain doubled in 1710."' in markdown and "page 2" in markdown
+    assert "verified" in markdown and "Unsupported" in markdown
+    assert "1 answers" in window.health.summary.text()
+
+
+def test_find_in_document(window, qtbot, make_pdf):
+    open_document(window, qtbot, make_pdf(PAGES))
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert window.find_box.isVisible()
+    window.find_box.setText("bakers")
+    assert window.find_next()
+    assert window.text_view.textCursor().selectedText() == "Bakers"
+
+
+def test_settings_are_saved(window, qtbot, monkeypatch):
+    from reader.ui.settings import SettingsDialog
+
+    dialog = SettingsDialog(window)
+    qtbot.addWidget(dialog)
+    dialog.server_url.setText("http://127.0.0.1:9")
+    dialog.model_name.setText("served-model")
+    dialog.threads.setValue(2)
+    dialog.save()
+    settings = load_settings()
+    assert settings["server_url"] == "http://127.0.0.1:9"
+    assert settings["model_name"] == "served-model" and settings["threads"] == 2
