@@ -6,10 +6,10 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import pytest  # noqa: E402
+import pytest
 
-from reader.answer import ScriptedBackend  # noqa: E402
-from reader.answer.backends import Generation, _collect  # noqa: E402
+from reader.answer import ScriptedBackend
+from reader.answer.backends import Generation, _collect
 
 
 class SlowBackend(ScriptedBackend):

@@ -15,10 +15,14 @@ from tests.ui.conftest import SlowBackend
 pytestmark = pytest.mark.gui
 
 PAGES = [
-    ["Chapter one opens the book. The harbour froze in the winter of 1709.",
-     "Ships stayed in port for six weeks. Merchants lost their cargo."],
-    ["Chapter two turns to trade. The price of grain doubled in 1710.",
-     "Bakers sold smaller loaves. The town council set a maximum price."],
+    [
+        "Chapter one opens the book. The harbour froze in the winter of 1709.",
+        "Ships stayed in port for six weeks. Merchants lost their cargo.",
+    ],
+    [
+        "Chapter two turns to trade. The price of grain doubled in 1710.",
+        "Bakers sold smaller loaves. The town council set a maximum price.",
+    ],
 ]
 QUESTION = "When did the price of grain double?"
 
@@ -35,10 +39,15 @@ def alias_for(window, doc_id, phrase, question=QUESTION):
 
 
 def answer_with(window, qtbot, backend, doc_id, claims):
-    backend.enqueue(json.dumps({"answer": " ".join(t for t, _, _ in claims),
-                                "claims": [{"text": t, "source_id": s, "quote": q}
-                                           for t, s, q in claims],
-                                "unsupported": ["The town's name."]}))
+    backend.enqueue(
+        json.dumps(
+            {
+                "answer": " ".join(t for t, _, _ in claims),
+                "claims": [{"text": t, "source_id": s, "quote": q} for t, s, q in claims],
+                "unsupported": ["The town's name."],
+            }
+        )
+    )
     backend.enqueue(json.dumps({"claims": []}))  # for the retry, if any
     window.question.setText(QUESTION)
     with qtbot.waitSignal(window.answer_shown, timeout=20_000):
@@ -58,10 +67,16 @@ def test_opening_a_pdf_ingests_it_and_shows_text_and_outline(window, qtbot, make
 def test_ask_click_a_claim_and_the_viewer_highlights_its_span(window, qtbot, backend, make_pdf):
     document = open_document(window, qtbot, make_pdf(PAGES))
     source = alias_for(window, document.id, "grain")
-    answer = answer_with(window, qtbot, backend, document.id, [
-        ("Grain doubled in 1710.", source, "The price of grain doubled in 1710."),
-        ("It froze in 1708.", source, "The harbour froze in the winter of 1708."),
-    ])
+    answer = answer_with(
+        window,
+        qtbot,
+        backend,
+        document.id,
+        [
+            ("Grain doubled in 1710.", source, "The price of grain doubled in 1710."),
+            ("It froze in 1708.", source, "The harbour froze in the winter of 1708."),
+        ],
+    )
     first, second = answer.claims
     assert first.verified and not second.verified
     assert window.badge.text() == "1 of 2 claims verified (50%)"
@@ -95,13 +110,20 @@ def test_ask_click_a_claim_and_the_viewer_highlights_its_span(window, qtbot, bac
 
 
 def test_a_claim_far_down_a_long_document_is_scrolled_into_view(window, qtbot, backend, make_file):
-    paragraphs = [f"Paragraph {n} is filler about nothing in particular at all." for n in range(3000)]
+    paragraphs = [
+        f"Paragraph {n} is filler about nothing in particular at all." for n in range(3000)
+    ]
     paragraphs[2500] = "The price of grain doubled in 1710, the ledger says."
     path = make_file("long.txt", "\n\n".join(paragraphs).encode())
     document = open_document(window, qtbot, path)
     source = alias_for(window, document.id, "grain")
-    answer_with(window, qtbot, backend, document.id,
-                [("Grain doubled.", source, "The price of grain doubled in 1710")])
+    answer_with(
+        window,
+        qtbot,
+        backend,
+        document.id,
+        [("Grain doubled.", source, "The price of grain doubled in 1710")],
+    )
     assert window.activate_claim(0)
     start, end = window.text_view.highlighted_range()
     assert document.text[start:end] == "The price of grain doubled in 1710"
@@ -135,8 +157,13 @@ def test_a_corrupt_file_shows_a_message_and_the_app_goes_on(window, qtbot, make_
 
 
 def test_an_encrypted_pdf_asks_for_its_password(window, qtbot, make_pdf, monkeypatch):
-    path = make_pdf(PAGES, name="locked.pdf", encryption=pymupdf.PDF_ENCRYPT_AES_256,
-                    user_pw="s3cret", owner_pw="owner")
+    path = make_pdf(
+        PAGES,
+        name="locked.pdf",
+        encryption=pymupdf.PDF_ENCRYPT_AES_256,
+        user_pw="s3cret",
+        owner_pw="owner",
+    )
     asked = []
     monkeypatch.setattr(window, "ask_password", lambda name: asked.append(name) or "s3cret")
     window.open_path(path)
@@ -153,11 +180,18 @@ def test_ingest_can_be_cancelled_and_leaves_the_library_unchanged(window, qtbot,
     assert window.library.documents() == []
 
 
-def test_history_reopens_an_answer_and_export_has_quotes_and_pages(window, qtbot, backend, make_pdf):
+def test_history_reopens_an_answer_and_export_has_quotes_and_pages(
+    window, qtbot, backend, make_pdf
+):
     document = open_document(window, qtbot, make_pdf(PAGES))
     source = alias_for(window, document.id, "grain")
-    answer_with(window, qtbot, backend, document.id,
-                [("Grain doubled in 1710.", source, "The price of grain doubled in 1710.")])
+    answer_with(
+        window,
+        qtbot,
+        backend,
+        document.id,
+        [("Grain doubled in 1710.", source, "The price of grain doubled in 1710.")],
+    )
     assert window.history.count() == 1
     window.answer_view.show_text("")
     window._on_history_activated(window.history.item(0))
@@ -189,3 +223,69 @@ def test_settings_are_saved(window, qtbot, monkeypatch):
     settings = load_settings()
     assert settings["server_url"] == "http://127.0.0.1:9"
     assert settings["model_name"] == "served-model" and settings["threads"] == 2
+
+
+@pytest.mark.model
+def test_end_to_end_with_the_embedded_model(qtbot, tmp_path, make_pdf):
+    from reader.answer.setup import make_backend
+    from reader.ui.main_window import MainWindow
+
+    window = MainWindow(database=tmp_path / "e2e.db", backend_factory=make_backend)
+    qtbot.addWidget(window)
+    window.show()
+    document = open_document(window, qtbot, make_pdf(PAGES))
+    window.question.setText(QUESTION)
+    with qtbot.waitSignal(window.answer_shown, timeout=180_000):
+        window.ask_current()
+    answer = window.answer
+    verified = [i for i, c in enumerate(answer.claims) if c.verified]
+    assert verified, answer
+    assert window.answer_view.linked_claims() == set(verified)
+    assert window.activate_claim(verified[0])
+    check = answer.claims[verified[0]].verification
+    assert window.text_view.highlighted_range() == (check.start, check.end)
+    assert window.text_view.is_visible(check.start, check.end)
+    assert " ".join(document.text[check.start : check.end].split())
+    window.workers.shutdown()
+
+
+def test_reader_shot_saves_the_window_after_a_click(tmp_path, make_pdf):
+    import subprocess
+    import sys
+
+    out = tmp_path / "shot.png"
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "reader.cli",
+            "shot",
+            str(make_pdf(PAGES)),
+            "--ask",
+            QUESTION,
+            "--no-model",
+            "--click",
+            "1",
+            "--page-view",
+            "--size",
+            "1000x700",
+            "--out",
+            str(out),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert completed.returncode == 0, completed.stderr
+    data = json.loads(completed.stdout)
+    assert data["clicked"] == 1
+    highlight = data["highlight"]
+    assert highlight["visible"] is True and highlight["page"] == 2
+    claim = next(c for c in data["claims"] if c["status"] == "exact")
+    assert (highlight["start"], highlight["end"]) == (claim["start"], claim["end"])
+    assert data["click_ms"] >= 0
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1000, 700)
