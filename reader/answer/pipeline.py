@@ -34,7 +34,7 @@ from reader.records import Answer, AnswerMetrics, CheckedClaim, Chunk, Claim, Ve
 
 DEFAULT_MODE = CONSTRAINED
 TOP_K = 4
-MAX_TOKENS = {CONSTRAINED: 400, FREE: 700}
+MAX_TOKENS = {CONSTRAINED: 400, FREE: 400}
 
 
 class Answerer:

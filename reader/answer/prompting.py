@@ -203,12 +203,15 @@ def retry_message(failures: Sequence[tuple[int, str, str, str]]) -> dict[str, st
 
 # -- grammars (GBNF) -------------------------------------------------------------
 
-# One sentence: it ends at the first . ! or ? that is not a decimal point.
-_SENTENCE_RULE = r'sentence ::= ([^"\\\x00-\x1f.!?] | [0-9] "." [0-9]){2,160} [.!?]'
+# One sentence: it ends at the first . ! or ? not followed by a digit. The rule
+# must stay unambiguous (each character matches one way only): llama.cpp keeps
+# one parse stack per way, and an ambiguous repetition multiplies them until
+# sampling slows to a crawl. Repetitions are unbounded for the same reason
+# (a bounded one expands into as many nested rules); max_tokens bounds length.
+_SENTENCE_RULE = r'sentence ::= ([^"\\\x00-\x1f.!?] | "." [0-9])+ [.!?]'
 _COMMON_RULES = r"""
-string ::= "\"" char{0,400} "\""
-char ::= [^"\\\x00-\x1f] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})
-unsupported ::= "[" (string ("," ws string){0,2})? "]"
+unsupported ::= "[" (said ("," ws said)?)? "]"
+said ::= "\"" sentence "\""
 ws ::= " "?
 """
 
@@ -239,8 +242,7 @@ def free_grammar(passages: Sequence[Passage], claims_only: bool = False) -> str:
             root,
             'answer ::= "\\"" sentence (" " sentence){0,3} "\\""',
             _SENTENCE_RULE,
-            'claim ::= "{\\"text\\": " string ", \\"source_id\\": " alias ", \\"quote\\": " '
-            'string "}"',
+            'claim ::= "{\\"text\\": " said ", \\"source_id\\": " alias ", \\"quote\\": " said "}"',
             f"alias ::= {aliases}",
             _COMMON_RULES,
         ]
