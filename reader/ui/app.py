@@ -94,6 +94,7 @@ def shot(
     }
     if question:
         errors: list[str] = []
+        window.question.setText(question)
         task = window.ask(question, [window.current.id])  # type: ignore[union-attr]
         task.signals.failed.connect(lambda error: errors.append(str(error)))
         _wait(app, lambda: window.answer is not None or bool(errors), timeout, "the answer")
