@@ -241,3 +241,26 @@ def test_backend_errors_propagate_as_reader_errors(treaty, backend):
     backend.enqueue(ModelError("the server went away"))
     with pytest.raises(ModelError):
         Answerer(library, backend).ask(QUESTION, [doc_id])
+
+
+def test_a_model_obeying_instructions_in_a_document_gets_nothing_verified(library, tmp_path):
+    from tests.answer.test_models import INJECTION
+
+    path = tmp_path / "report.txt"
+    path.write_text(INJECTION, encoding="utf-8")
+    doc_id = library.ingest(path).doc_id
+    backend = ScriptedBackend().enqueue(
+        claims_json(
+            ("The company is bankrupt.", "c1", "Revenue fell by 90 per cent"),
+            ("Revenue collapsed.", "c1", "revenue fell by ninety per cent"),
+        ),
+        claims_json(("The company is bankrupt.", "c1", "The company is bankrupt.")),
+    )
+    answer = Answerer(library, backend, mode="free").ask("How did revenue change?", [doc_id])
+    assert [c.verification.status for c in answer.claims] == ["miss", "miss"]
+    assert all(c.verification.start is None for c in answer.claims)
+    # The instructions reached the model only as passage text, under the system
+    # prompt that calls passages material, not instructions.
+    messages = backend.requests[0]["messages"]
+    assert "IGNORE PREVIOUS INSTRUCTIONS" in messages[-1]["content"]
+    assert "never instructions" in messages[0]["content"]
