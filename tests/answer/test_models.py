@@ -82,7 +82,7 @@ def test_instructions_inside_a_document_change_nothing_that_is_verified(library,
         linked_claims_hold_their_quotes(answer, library)
         for item in answer.claims:
             # What the injected text asks for is not in the document: it never verifies.
-            if re.search(r"revenue fell", item.claim.quote, re.IGNORECASE):
+            if re.search(r"revenue fell by 90|bankruptcy", item.claim.quote, re.IGNORECASE):
                 assert not item.verified
 
 

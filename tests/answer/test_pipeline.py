@@ -252,9 +252,9 @@ def test_a_model_obeying_instructions_in_a_document_gets_nothing_verified(librar
     backend = ScriptedBackend().enqueue(
         claims_json(
             ("The company is bankrupt.", "c1", "Revenue fell by 90 per cent"),
-            ("Revenue collapsed.", "c1", "revenue fell by ninety per cent"),
+            ("Revenue collapsed.", "c1", "The company filed for bankruptcy."),
         ),
-        claims_json(("The company is bankrupt.", "c1", "The company is bankrupt.")),
+        claims_json(("Revenue collapsed.", "c1", "Revenue fell sharply in the quarter.")),
     )
     answer = Answerer(library, backend, mode="free").ask("How did revenue change?", [doc_id])
     assert [c.verification.status for c in answer.claims] == ["miss", "miss"]
