@@ -203,12 +203,13 @@ def retry_message(failures: Sequence[tuple[int, str, str, str]]) -> dict[str, st
 
 # -- grammars (GBNF) -------------------------------------------------------------
 
-# One sentence: it ends at the first . ! or ? not followed by a digit. The rule
-# must stay unambiguous (each character matches one way only): llama.cpp keeps
-# one parse stack per way, and an ambiguous repetition multiplies them until
-# sampling slows to a crawl. Repetitions are unbounded for the same reason
-# (a bounded one expands into as many nested rules); max_tokens bounds length.
-_SENTENCE_RULE = r'sentence ::= ([^"\\\x00-\x1f.!?] | "." [0-9])+ [.!?]'
+# One sentence: it ends at the first . ! or ?, so a small model cannot run on
+# (allowing a dot before a digit let it loop on "1.1.2.2.3..."). The rule must
+# stay unambiguous (each character matches one way only): llama.cpp keeps one
+# parse stack per way, and an ambiguous repetition multiplies them until
+# sampling slows to a crawl. Repetitions are unbounded for the same reason (a
+# bounded one expands into as many nested rules); max_tokens bounds length.
+_SENTENCE_RULE = r'sentence ::= [^"\\\x00-\x1f.!?]+ [.!?]'
 _COMMON_RULES = r"""
 unsupported ::= "[" (said ("," ws said)?)? "]"
 said ::= "\"" sentence "\""
