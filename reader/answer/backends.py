@@ -125,6 +125,15 @@ class EmbeddedBackend:
                 "check that the file is complete and is a GGUF model."
             ) from None
 
+    def close(self) -> None:
+        """Free the model now (llama-cpp-python's own finaliser can fail at exit)."""
+        with self._lock:
+            if self._llm is not None:
+                close = getattr(self._llm, "close", None)
+                if close is not None:
+                    close()
+                self._llm = None
+
     def forget_prompt_cache(self) -> None:
         """Drop the evaluated prompt, so the next generation starts cold."""
         with self._lock:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+
 from reader.answer.backends import Backend, EmbeddedBackend, ServerBackend
 from reader.answer.models import available_models, resolve_model
 from reader.config import load_settings
@@ -53,5 +55,12 @@ def _text(value: object) -> str | None:
 
 
 def forget_backends() -> None:
-    """Drop loaded models, so changed settings take effect on the next question."""
+    """Free loaded models, so changed settings take effect on the next question."""
+    for backend in _BACKENDS.values():
+        close = getattr(backend, "close", None)
+        if close is not None:
+            close()
     _BACKENDS.clear()
+
+
+atexit.register(forget_backends)
