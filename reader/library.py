@@ -90,7 +90,7 @@ class Library:
     ) -> IngestResult:
         document = document or self.store.get_document(doc_id)
         if chunks is None:
-            chunks = len(self.store.chunks(doc_id))
+            chunks = self.store.chunk_count(doc_id)
         return IngestResult(
             path=str(path),
             doc_id=doc_id,

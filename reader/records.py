@@ -6,6 +6,7 @@ the exact string the viewer shows.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -102,8 +103,6 @@ class Document:
 
     def page_of(self, offset: int) -> int:
         """1-based page number holding ``offset``."""
-        from bisect import bisect_right
-
         return max(1, bisect_right(self.page_starts, offset))
 
     def page_range(self, page: int) -> tuple[int, int]:

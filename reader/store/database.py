@@ -169,6 +169,24 @@ class LibraryStore:
         ).fetchall()
         return [row[0] for row in rows]
 
+    def titles(self, doc_ids: list[str]) -> dict[str, str]:
+        """Titles of the given documents (those still in the library), without their text."""
+        if not doc_ids:
+            return {}
+        marks = ", ".join("?" * len(doc_ids))
+        rows = self.db.execute(
+            f"SELECT id, title FROM documents WHERE id IN ({marks})", list(doc_ids)
+        ).fetchall()
+        return {row[0]: row[1] for row in rows}
+
+    def chunk_count(self, doc_id: str) -> int:
+        row = self.db.execute("SELECT count(*) FROM chunks WHERE doc_id = ?", [doc_id]).fetchone()
+        return int(row[0])
+
+    def answer(self, answer_id: int) -> Answer | None:
+        row = self.db.execute("SELECT payload FROM answers WHERE id = ?", [answer_id]).fetchone()
+        return answer_from_json(json.loads(row[0]), answer_id) if row else None
+
     def list_documents(self) -> list[dict[str, object]]:
         rows = self.db.execute(
             "SELECT d.id, d.title, d.path, d.kind, d.pages, d.chars, d.extractor, d.ingested_at, "

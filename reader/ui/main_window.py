@@ -519,13 +519,9 @@ class MainWindow(QMainWindow):
 
     def show_answer(self, answer: Answer) -> None:
         self.answer = answer
-        titles = {}
-        for doc_id in {c.doc_id for c in answer.claims if c.doc_id} | set(answer.doc_ids):
-            try:
-                titles[doc_id] = self.library.document(doc_id).title
-            except ReaderError:
-                continue
-        self.answer_view.show_answer(answer, titles)
+        # Titles only: loading whole documents here would cost the GUI thread.
+        doc_ids = {c.doc_id for c in answer.claims if c.doc_id} | set(answer.doc_ids)
+        self.answer_view.show_answer(answer, self.library.store.titles(sorted(doc_ids)))
         self.badge.setText(verification_summary(answer).capitalize())
         self.answer_shown.emit()
 
@@ -600,9 +596,7 @@ class MainWindow(QMainWindow):
 
     def _on_history_activated(self, item: QListWidgetItem) -> None:
         answer_id = item.data(Qt.ItemDataRole.UserRole)
-        stored = next(
-            (a for a in self.library.store.answers(limit=1000) if a.id == answer_id), None
-        )
+        stored = self.library.store.answer(int(answer_id))
         if stored is None:
             return
         self.show_answer(reverify(self.library, stored))
@@ -614,13 +608,8 @@ class MainWindow(QMainWindow):
     def markdown(self) -> str | None:
         if self.answer is None:
             return None
-        titles = {}
-        for doc_id in {c.doc_id for c in self.answer.claims if c.doc_id}:
-            try:
-                titles[doc_id] = self.library.document(doc_id).title
-            except ReaderError:
-                continue
-        return render_markdown(self.answer, titles)
+        doc_ids = sorted({c.doc_id for c in self.answer.claims if c.doc_id})
+        return render_markdown(self.answer, self.library.store.titles(doc_ids))
 
     def copy_markdown(self) -> None:
         text = self.markdown()
