@@ -30,8 +30,31 @@ def _echo_json(value: Any) -> None:
     click.echo(json.dumps(value, ensure_ascii=False))
 
 
+def _selftest(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from reader.selftest import SelftestFailed, run_selftest
+
+    try:
+        result = run_selftest(progress=lambda step: click.echo(f"selftest: {step}", err=True))
+    except SelftestFailed as failure:
+        click.echo(str(failure), err=True)
+        ctx.exit(1)
+    click.echo(result.summary())
+    ctx.exit(0)
+
+
 @click.group(help="reader: an offline document reader whose answers can be checked.")
 @click.version_option(__version__, prog_name="reader")
+@click.option(
+    "--selftest",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_selftest,
+    help="Check this installation: ingest the sample, answer with the embedded model, "
+    "verify, render the window offscreen; exit 0 or say which step failed.",
+)
 def cli() -> None:
     pass
 
@@ -367,6 +390,13 @@ def gui() -> None:
     sys.exit(run_window([]))
 
 
+@cli.command(help="Open the main window on the sample document, its question ready to ask.")
+def sample() -> None:
+    from reader.ui.app import run_window
+
+    sys.exit(run_window([], sample=True))
+
+
 @cli.command("open", help="Open documents in the main window (ingesting them first).")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 def open_command(paths: tuple[Path, ...]) -> None:
@@ -445,7 +475,9 @@ def _route(argv: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> None:
     try:
         arguments = _route(list(sys.argv[1:] if argv is None else argv))
-        cli.main(args=arguments, prog_name="reader", standalone_mode=False)
+        status = cli.main(args=arguments, prog_name="reader", standalone_mode=False)
+        if isinstance(status, int) and status:
+            sys.exit(status)  # ctx.exit(n) under standalone_mode=False returns n
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(1)

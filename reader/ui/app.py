@@ -31,14 +31,22 @@ def _application(offscreen: bool = False) -> Any:
     return app
 
 
-def run_window(paths: list[Path]) -> int:
-    """Open the main window (on the given files, ingested first if needed)."""
+def run_window(paths: list[Path], sample: bool = False) -> int:
+    """Open the main window (on the given files, ingested first if needed).
+
+    With ``sample``, or on a first launch with an empty library, the window opens
+    the shipped sample document with its question ready to ask.
+    """
     app = _application()
+    from reader.sample import SAMPLE_QUESTION, installed_sample, sample_offered
     from reader.ui.main_window import MainWindow
 
     window = MainWindow()
     window.resize(1280, 800)
     window.show()
+    if sample or (not paths and not sample_offered() and not window.library.documents()):
+        window.open_path(installed_sample())
+        window.question.setText(SAMPLE_QUESTION)
     for path in paths:
         window.open_path(path)
     return int(app.exec())

