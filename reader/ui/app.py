@@ -24,20 +24,29 @@ def _application(offscreen: bool = False) -> Any:
             "No display to open the window on: run reader in a desktop session, or set "
             "QT_QPA_PLATFORM=offscreen."
         )
+    from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("reader")
+    app.setDesktopFileName("reader")  # Wayland matches the window to reader.desktop by this
+    app.setWindowIcon(QIcon(str(Path(__file__).with_name("icons") / "reader.png")))
     return app
 
 
 def run_window(paths: list[Path], sample: bool = False) -> int:
-    """Open the main window (on the given files, ingested first if needed).
+    """Open the main window and run until it is closed."""
+    app = _application()
+    window = open_window(paths, sample=sample)  # noqa: F841 (kept alive until exec returns)
+    return int(app.exec())
+
+
+def open_window(paths: list[Path], sample: bool = False) -> Any:
+    """Show the main window on the given files (ingested first if needed).
 
     With ``sample``, or on a first launch with an empty library, the window opens
     the shipped sample document with its question ready to ask.
     """
-    app = _application()
     from reader.sample import SAMPLE_QUESTION, installed_sample, sample_offered
     from reader.ui.main_window import MainWindow
 
@@ -49,7 +58,7 @@ def run_window(paths: list[Path], sample: bool = False) -> int:
         window.question.setText(SAMPLE_QUESTION)
     for path in paths:
         window.open_path(path)
-    return int(app.exec())
+    return window
 
 
 def _wait(app: Any, condition: Callable[[], bool], timeout: float, what: str) -> None:

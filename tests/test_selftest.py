@@ -1,0 +1,99 @@
+"""``reader --selftest``: passes on a working install, names the step that fails."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import reader.answer.backends
+import reader.answer.models
+from reader.answer.backends import Generation
+from reader.cli import main
+from reader.selftest import SelftestFailed, run_selftest
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_selftest_passes_in_a_normal_install_and_leaves_the_library_alone(
+    reader_home: Path, tmp_path: Path
+):
+    completed = subprocess.run(
+        [sys.executable, "-c", "from reader.cli import main; main()", "--selftest"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "READER_HOME": str(reader_home), "QT_QPA_PLATFORM": "xcb"},
+        timeout=600,
+    )
+    assert completed.returncode == 0, completed.stderr
+    lines = completed.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("selftest ok: SmolLM2-135M-Instruct")
+    assert "claims verified" in lines[0] and "window rendered offscreen" in lines[0]
+    # QT_QPA_PLATFORM=xcb with no display would fail: the window step forces offscreen.
+    assert not (reader_home / "library.db").exists()
+    assert not (reader_home / "settings.json").exists()
+
+
+def test_a_missing_model_fails_the_model_step(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(reader.answer.models, "embedded_model_path", lambda: None)
+    with pytest.raises(SelftestFailed) as failure:
+        run_selftest()
+    assert failure.value.step == "model"
+    assert "reinstall reader" in str(failure.value)
+
+
+def test_the_cli_exits_non_zero_with_one_line_naming_the_step(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    monkeypatch.setattr(reader.answer.models, "embedded_model_path", lambda: None)
+    with pytest.raises(SystemExit) as exited:
+        main(["--selftest"])
+    assert exited.value.code == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("selftest failed at step 'model':")
+    assert "Traceback" not in "\n".join(err)
+
+
+class GarbageModel:
+    """Loads instantly and answers with text that holds no claim."""
+
+    supports_grammar = True
+
+    def __init__(self, model_path: object, **_options: object) -> None:
+        self.name = "garbage"
+
+    def load(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def generate(self, messages, grammar=None, max_tokens=512, on_token=None, cancel=None):
+        return Generation(text="I cannot help with that.")
+
+
+class InventingModel(GarbageModel):
+    """Answers with a well-formed claim whose quote is not in the sample."""
+
+    def generate(self, messages, grammar=None, max_tokens=512, on_token=None, cancel=None):
+        return Generation(
+            text='{"claims": [{"source_id": "c1", "quote": "reader sends your documents to '
+            'the cloud.", "text": "It uploads documents."}]}'
+        )
+
+
+@pytest.mark.parametrize(
+    ("model", "step", "reason"),
+    [(GarbageModel, "answer", "no claims"), (InventingModel, "verify", "no claim verified")],
+)
+def test_a_model_that_does_not_deliver_fails_its_step(
+    monkeypatch: pytest.MonkeyPatch, model: type, step: str, reason: str
+):
+    monkeypatch.setattr(reader.answer.backends, "EmbeddedBackend", model)
+    with pytest.raises(SelftestFailed) as failure:
+        run_selftest()
+    assert failure.value.step == step
+    assert reason in failure.value.reason
