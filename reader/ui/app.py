@@ -82,7 +82,8 @@ def shot(
     timeout: float = 300.0,
 ) -> dict[str, Any]:
     """Drive the real window offscreen and save a PNG of it; return what happened."""
-    app = _application(offscreen=not os.environ.get("DISPLAY"))
+    on_screen = any(os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY"))
+    app = _application(offscreen=not on_screen and not os.environ.get("QT_QPA_PLATFORM"))
     from reader.answer.setup import make_backend
     from reader.ui.main_window import MainWindow
 

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import time
 from pathlib import Path
 
 import pytest
@@ -127,6 +128,47 @@ def test_the_window_answers_and_highlights_under_xvfb(installed: Path, tmp_path:
     assert (highlight["start"], highlight["end"]) == (verified[0]["start"], verified[0]["end"])
     assert highlight["visible"]
     assert shot.stat().st_size > 20_000
+
+
+def test_the_window_answers_on_wayland(installed: Path, tmp_path: Path):
+    """The bundled wayland plugin, against a real (headless) Weston compositor."""
+    weston = required_tool("weston")
+    runtime = tmp_path / "xdg-runtime"
+    runtime.mkdir(mode=0o700)
+    compositor = subprocess.Popen(
+        [weston, "--backend=headless-backend.so", "--socket=wayland-reader", "--idle-time=0"],
+        env={**os.environ, "XDG_RUNTIME_DIR": str(runtime)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not (runtime / "wayland-reader").exists():
+            assert compositor.poll() is None and time.monotonic() < deadline, "weston did not start"
+            time.sleep(0.1)
+        env = bare_environment(
+            tmp_path / "home",
+            tmp_path / "bin",
+            QT_QPA_PLATFORM="wayland",  # no fallback: Qt aborts if the plugin cannot load
+            XDG_RUNTIME_DIR=str(runtime),
+            WAYLAND_DISPLAY="wayland-reader",
+        )
+        sample = installed / "_internal" / "reader" / "sample" / "welcome.pdf"
+        completed = subprocess.run(
+            [str(installed / "reader"), "shot", str(sample), "--no-model",
+             "--ask", "What does the Page tab show?", "--click", "1",
+             "--out", str(tmp_path / "wayland.png"), "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )  # fmt: skip
+    finally:
+        compositor.terminate()
+        compositor.wait(timeout=30)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    result = json.loads(completed.stdout)
+    assert result["clicked"] == 1 and result["highlight"]["visible"]
 
 
 def test_the_archive_carries_a_desktop_entry_and_an_icon(
