@@ -56,7 +56,11 @@ class SelftestResult:
 @contextmanager
 def _private_home() -> Iterator[Path]:
     previous = os.environ.get(HOME_VARIABLE)
-    with tempfile.TemporaryDirectory(prefix="reader-selftest-") as folder:
+    # Cleanup errors are ignored: a file still open (Windows) must not turn a passed
+    # self-test into a crash; the folder is in the system temp area either way.
+    with tempfile.TemporaryDirectory(
+        prefix="reader-selftest-", ignore_cleanup_errors=True
+    ) as folder:
         os.environ[HOME_VARIABLE] = folder
         try:
             yield Path(folder)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -76,6 +77,19 @@ def bare_environment(home: Path, empty_bin: Path, **extra: str) -> dict[str, str
     return {"HOME": str(home), "PATH": str(empty_bin), "LANG": "C.UTF-8", **extra}
 
 
+def python_installations() -> list[str]:
+    """Every Python on this machine: the one running the tests, its base, the
+    system's; the self-test runs with all of them hidden."""
+    folders = {sys.prefix, sys.base_prefix}
+    for pattern in (
+        "/usr/lib/python3*",
+        "/usr/local/lib/python3*",
+        "/usr/lib/x86_64-linux-gnu/libpython3*",
+    ):
+        folders.update(str(path) for path in Path("/").glob(pattern.lstrip("/")))
+    return sorted(folder for folder in folders if Path(folder).exists())
+
+
 def test_selftest_passes_with_no_python_and_no_network(installed: Path, tmp_path: Path):
     unshare = required_tool("unshare")
     env = bare_environment(tmp_path / "home", tmp_path / "bin", QT_QPA_PLATFORM="offscreen")
@@ -86,8 +100,22 @@ def test_selftest_passes_with_no_python_and_no_network(installed: Path, tmp_path
     devices = [line.split(":")[0].strip() for line in probe.stdout.splitlines()[2:]]
     assert devices == ["lo"]
 
+    # In a private mount namespace, empty folders cover every Python installation,
+    # and /dev/null every libpython and python executable: the bundle has only its own.
+    hide = []
+    for path in map(Path, python_installations()):
+        if path.is_symlink():
+            continue
+        kind = "-t tmpfs tmpfs" if path.is_dir() else "--bind /dev/null"
+        hide.append(f"/bin/mount {kind} {shlex.quote(str(path))}")
+    hide += [
+        f"/bin/mount --bind /dev/null {shlex.quote(str(executable))}"
+        for executable in sorted(Path("/usr/bin").glob("python3*"))
+        if executable.is_file() and not executable.is_symlink()
+    ]
+    script = " && ".join([*hide, f"exec {shlex.quote(str(installed / 'reader'))} --selftest"])
     completed = subprocess.run(
-        [unshare, "-n", str(installed / "reader"), "--selftest"],
+        [unshare, "--mount", "--net", "/bin/sh", "-c", script],
         capture_output=True,
         text=True,
         env=env,
