@@ -29,8 +29,8 @@ def _application(offscreen: bool = False) -> Any:
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("reader")
-    app.setDesktopFileName("reader")  # Wayland matches the window to reader.desktop by this
-    app.setWindowIcon(QIcon(str(Path(__file__).with_name("icons") / "reader.png")))
+    QApplication.setDesktopFileName("reader")  # Wayland ties the window to reader.desktop
+    QApplication.setWindowIcon(QIcon(str(Path(__file__).with_name("icons") / "reader.png")))
     return app
 
 
