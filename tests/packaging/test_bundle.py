@@ -8,10 +8,13 @@ import json
 import os
 import shlex
 import shutil
+import signal
+import sqlite3
 import subprocess
 import sys
 import tarfile
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -156,6 +159,43 @@ def test_the_window_answers_and_highlights_under_xvfb(installed: Path, tmp_path:
     assert (highlight["start"], highlight["end"]) == (verified[0]["start"], verified[0]["end"])
     assert highlight["visible"]
     assert shot.stat().st_size > 20_000
+
+
+def test_a_first_double_click_opens_the_sample(installed: Path, tmp_path: Path):
+    """``reader`` with no arguments, as a file manager starts it, on an empty
+    library: the window comes up on X11 and the sample is ingested into the user's
+    library (under $HOME, where a desktop user's reader keeps it)."""
+    xvfb_run = required_tool("xvfb-run")
+    home = tmp_path / "home"
+    env = bare_environment(home, tmp_path / "bin", QT_QPA_PLATFORM="xcb")
+    env["PATH"] += os.pathsep + str(Path(xvfb_run).parent)
+    library = home / ".local" / "share" / "reader" / "library.db"
+    started = subprocess.Popen(
+        [xvfb_run, "-a", "unshare", "-n", str(installed / "reader")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    titles: list[str] = []
+    try:
+        deadline = time.monotonic() + 120
+        while not titles:
+            assert started.poll() is None, started.communicate()
+            assert time.monotonic() < deadline, "the sample never reached the library"
+            time.sleep(0.5)
+            if library.exists():
+                with closing(sqlite3.connect(f"file:{library}?mode=ro", uri=True)) as db:
+                    try:
+                        titles = [row[0] for row in db.execute("SELECT title FROM documents")]
+                    except sqlite3.OperationalError:
+                        titles = []  # the first migration is still running
+    finally:
+        os.killpg(started.pid, signal.SIGTERM)
+        started.wait(timeout=30)
+    assert titles == ["Welcome to reader"]
+    assert (home / ".local" / "share" / "reader" / "sample" / "welcome.pdf").is_file()
 
 
 def test_the_window_answers_on_wayland(installed: Path, tmp_path: Path):
