@@ -71,7 +71,8 @@ def build_bundle(out: Path) -> Path:
     ]
     print("+", " ".join(command), flush=True)
     started = time.monotonic()
-    subprocess.run(command, check=True, cwd=ROOT)
+    if subprocess.run(command, cwd=ROOT).returncode != 0:
+        fail("PyInstaller failed; its messages are above.")
     bundle = dist / "reader"
     if not (bundle / ("reader.exe" if os.name == "nt" else "reader")).is_file():
         fail(f"PyInstaller finished but {bundle} has no reader executable.")
@@ -197,6 +198,11 @@ def main() -> None:
     bundle = build_bundle(out)
     copied = add_licenses(bundle, out / "work")
     print(f"copied {copied} licence files into {bundle / 'licenses'}")
+    app = bundle.parent / "reader.app"
+    if sys.platform == "darwin" and app.is_dir():
+        # PyInstaller made the .app from the folder before the licences were added.
+        resources = app / "Contents" / "Resources" / "licenses"
+        shutil.copytree(bundle / "licenses", resources, dirs_exist_ok=True)
     if sys.platform.startswith("linux"):
         add_linux_desktop_files(bundle)
         if not options.no_archive:
