@@ -594,13 +594,34 @@ class MainWindow(QMainWindow):
             item.setData(Qt.ItemDataRole.UserRole, answer.id)
             self.history.addItem(item)
 
-    def _on_history_activated(self, item: QListWidgetItem) -> None:
-        answer_id = item.data(Qt.ItemDataRole.UserRole)
-        stored = self.library.store.answer(int(answer_id))
-        if stored is None:
-            return
-        self.show_answer(reverify(self.library, stored))
-        self.side_tabs.setCurrentIndex(0)
+    def _on_history_activated(self, item: QListWidgetItem) -> Task:
+        """Re-verify a stored answer against the library as it is now, then show it.
+
+        Building a document's verifier takes a noticeable moment on a long book, so
+        it happens on a worker with its own connection, like ingest.
+        """
+        answer_id = int(item.data(Qt.ItemDataRole.UserRole))
+        database = self.database
+
+        def work(report: Callable[[Any], None], cancel: threading.Event) -> Answer | None:
+            with Library(database) as library:
+                stored = library.store.answer(answer_id)
+                return reverify(library, stored) if stored is not None else None
+
+        def done(answer: Answer | None) -> None:
+            if answer is None:
+                self.message.show_message("That answer is no longer in the history.")
+                return
+            self.show_answer(answer)
+            self.side_tabs.setCurrentIndex(0)
+            self.ask_status.setText(f"Asked {answer.created_at}; checked again just now.")
+
+        def failed(error: ReaderError) -> None:
+            self.ask_status.setText("")
+            self.message.show_message(str(error))
+
+        self.ask_status.setText("Checking the stored answer against the library…")
+        return self.workers.submit(self.workers.documents, work, done, failed)
 
     def refresh_health(self) -> None:
         self.health.set_stats(verification_stats(self.library.store.answer_rows()))

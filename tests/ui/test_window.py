@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import pymupdf
 import pytest
 from PySide6.QtCore import Qt
 
+import reader.library
 from reader.answer import Answerer
 from reader.config import load_settings
 from tests.ui.conftest import SlowBackend
@@ -181,7 +183,7 @@ def test_ingest_can_be_cancelled_and_leaves_the_library_unchanged(window, qtbot,
 
 
 def test_history_reopens_an_answer_and_export_has_quotes_and_pages(
-    window, qtbot, backend, make_pdf
+    window, qtbot, backend, make_pdf, monkeypatch
 ):
     document = open_document(window, qtbot, make_pdf(PAGES))
     source = alias_for(window, document.id, "grain")
@@ -194,7 +196,17 @@ def test_history_reopens_an_answer_and_export_has_quotes_and_pages(
     )
     assert window.history.count() == 1
     window.answer_view.show_text("")
-    window._on_history_activated(window.history.item(0))
+    built_on: list[str] = []
+    real_verifier = reader.library.DocumentVerifier
+
+    def recording_verifier(*args, **kwargs):
+        built_on.append(threading.current_thread().name)
+        return real_verifier(*args, **kwargs)
+
+    monkeypatch.setattr(reader.library, "DocumentVerifier", recording_verifier)
+    with qtbot.waitSignal(window.answer_shown, timeout=10_000):
+        window._on_history_activated(window.history.item(0))
+    assert built_on and "MainThread" not in built_on  # re-verified off the GUI thread
     assert window.answer_view.linked_claims() == {0}
     markdown = window.markdown()
     assert '"The price of grain doubled in 1710."' in markdown and "page 2" in markdown
