@@ -112,10 +112,11 @@ def parse_output(raw: str) -> ParsedOutput:
     if document is None:
         # Cut off or broken: recover the claims that did complete.
         recovered = [c for c in (claim_from(o) for o in _objects_after_claims(text)) if c]
-        parsed.claims = recovered[:MAX_CLAIMS]
+        parsed.claims = unique_claims(recovered)[:MAX_CLAIMS]
         parsed.problems.append(
             "the model's output was not valid JSON"
-            + (f"; {len(recovered)} complete claims were recovered" if recovered else "")
+            + (f"; {_count_claims(len(parsed.claims))} recovered" if recovered else "")
+            + _repeats_note(len(recovered) - len(unique_claims(recovered)))
         )
         return parsed
 
@@ -137,6 +138,10 @@ def parse_output(raw: str) -> ParsedOutput:
             parsed.claims.append(claim)
     if dropped:
         parsed.problems.append(f"{dropped} claims lacked a text, source_id or quote")
+    repeats = len(parsed.claims) - len(unique_claims(parsed.claims))
+    if repeats:
+        parsed.claims = unique_claims(parsed.claims)
+        parsed.problems.append(_repeats_note(repeats).removeprefix("; "))
     if len(claims) > MAX_CLAIMS:
         parsed.problems.append(f"only the first {MAX_CLAIMS} claims were kept")
     unsupported = document.get("unsupported", [])
@@ -145,6 +150,31 @@ def parse_output(raw: str) -> ParsedOutput:
     elif isinstance(unsupported, str) and unsupported.strip():
         parsed.unsupported = [unsupported[:MAX_FIELD_CHARS]]
     return parsed
+
+
+def claim_key(claim: Claim) -> tuple[str, str]:
+    """Two claims with this key are the same claim said twice (small models loop)."""
+    return (claim.text.casefold(), claim.quote.casefold())
+
+
+def unique_claims(claims: list[Claim]) -> list[Claim]:
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    for claim in claims:
+        if claim_key(claim) not in seen:
+            seen.add(claim_key(claim))
+            unique.append(claim)
+    return unique
+
+
+def _count_claims(count: int) -> str:
+    return f"{count} complete claim was" if count == 1 else f"{count} complete claims were"
+
+
+def _repeats_note(repeats: int) -> str:
+    if not repeats:
+        return ""
+    return f"; {repeats} repeated claim{'s' if repeats > 1 else ''} dropped"
 
 
 _CLAIMS_KEY = re.compile(r'"claims"\s*:\s*\[')

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from reader.answer.backends import Backend, Generation
 from reader.answer.events import ClaimChecked, EventCallback, Status, Token
-from reader.answer.parsing import ClaimStream, ParsedOutput, parse_output
+from reader.answer.parsing import ClaimStream, ParsedOutput, claim_key, parse_output
 from reader.answer.prompting import (
     CONSTRAINED,
     FREE,
@@ -179,12 +179,10 @@ class Answerer:
             raise AnswerCancelled("The question was cancelled.")
         parsed = parse_output(generation.text)
         emit(Status("verifying"))
-        checked = _dedupe(
-            [
-                streamed.get(claim) or self._check(claim, by_alias, retrieved)
-                for claim in parsed.claims
-            ]
-        )
+        checked = [
+            streamed.get(claim) or self._check(claim, by_alias, retrieved)
+            for claim in parsed.claims
+        ]
 
         failures = [(i, c) for i, c in enumerate(checked) if not c.verified]
         if failures and not (cancel is not None and cancel.is_set()):
@@ -328,11 +326,11 @@ class Answerer:
 
 
 def _dedupe(claims: list[CheckedClaim]) -> list[CheckedClaim]:
-    """Drop repeats of the same claim text citing the same quote (small models loop)."""
+    """Drop repeats a retry brings back (the parser already dropped the first answer's)."""
     seen: set[tuple[str, str]] = set()
     unique = []
     for item in claims:
-        key = (item.claim.text.casefold(), item.claim.quote.casefold())
+        key = claim_key(item.claim)
         if key not in seen:
             seen.add(key)
             unique.append(item)

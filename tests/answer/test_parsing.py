@@ -66,3 +66,18 @@ def test_claim_stream_yields_each_claim_once_when_complete():
     for index in range(0, len(raw), 3):
         seen.extend(stream.feed(raw[index : index + 3]))
     assert seen == [Claim("x", "c1", "a } b"), Claim("y", "c2", "q2")]
+
+
+def test_a_looping_model_s_repeats_are_dropped_and_the_note_counts_what_is_kept():
+    claim = '{"text": "T", "source_id": "c1", "quote": "Q"}'
+    other = '{"text": "u", "source_id": "c2", "quote": "r"}'
+    cut_off = '{"claims": [' + ", ".join([claim, claim.lower(), other, claim]) + ', {"te'
+    parsed = parse_output(cut_off)
+    assert parsed.claims == [Claim("T", "c1", "Q"), Claim("u", "c2", "r")]
+    assert parsed.problems == [
+        "the model's output was not valid JSON; 2 complete claims were recovered; "
+        "2 repeated claims dropped"
+    ]
+    whole = parse_output('{"answer": "A.", "claims": [' + f"{claim}, {claim}" + "]}")
+    assert whole.claims == [Claim("T", "c1", "Q")]
+    assert whole.problems == ["1 repeated claim dropped"]
