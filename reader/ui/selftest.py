@@ -3,7 +3,6 @@ with its first verified claim clicked."""
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -21,7 +20,9 @@ def render_answer(
     Returns the highlighted ``(start, end)``; raises ``ReaderError`` on any mismatch.
     """
     from PySide6.QtCore import qInstallMessageHandler
-    from PySide6.QtWidgets import QApplication
+
+    from reader.ui.app import _application
+    from reader.ui.main_window import MainWindow
 
     def quiet(_kind: object, _context: object, message: str) -> None:
         # The offscreen platform warns about window hints it cannot honour; those are
@@ -29,12 +30,9 @@ def render_answer(
         if "propagateSizeHints" not in message:
             print(message, file=sys.stderr)
 
-    qInstallMessageHandler(quiet)
-    if QApplication.instance() is None:
-        # Offscreen whatever the session has: the self-test must not pop up a window.
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    app = QApplication.instance() or QApplication(["reader"])
-    from reader.ui.main_window import MainWindow
+    previous_handler = qInstallMessageHandler(quiet)
+    # Offscreen whatever the session has: the self-test must not pop up a window.
+    app = _application(offscreen=True)
 
     window = MainWindow(database=database, backend_factory=lambda: None)
     try:
@@ -68,3 +66,4 @@ def render_answer(
         window.close()
         window.deleteLater()
         app.processEvents()
+        qInstallMessageHandler(previous_handler)
