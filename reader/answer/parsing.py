@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from reader.records import Claim
+
+T = TypeVar("T")
 
 MAX_OUTPUT_CHARS = 200_000
 MAX_CLAIMS = 20
@@ -112,11 +115,12 @@ def parse_output(raw: str) -> ParsedOutput:
     if document is None:
         # Cut off or broken: recover the claims that did complete.
         recovered = [c for c in (claim_from(o) for o in _objects_after_claims(text)) if c]
-        parsed.claims = unique_claims(recovered)[:MAX_CLAIMS]
+        unique = unique_by(recovered, claim_key)
+        parsed.claims = unique[:MAX_CLAIMS]
         parsed.problems.append(
             "the model's output was not valid JSON"
             + (f"; {_count_claims(len(parsed.claims))} recovered" if recovered else "")
-            + _repeats_note(len(recovered) - len(unique_claims(recovered)))
+            + _repeats_note(len(recovered) - len(unique))
         )
         return parsed
 
@@ -138,9 +142,10 @@ def parse_output(raw: str) -> ParsedOutput:
             parsed.claims.append(claim)
     if dropped:
         parsed.problems.append(f"{dropped} claims lacked a text, source_id or quote")
-    repeats = len(parsed.claims) - len(unique_claims(parsed.claims))
-    if repeats:
-        parsed.claims = unique_claims(parsed.claims)
+    unique = unique_by(parsed.claims, claim_key)
+    if len(unique) < len(parsed.claims):
+        repeats = len(parsed.claims) - len(unique)
+        parsed.claims = unique
         parsed.problems.append(_repeats_note(repeats).removeprefix("; "))
     if len(claims) > MAX_CLAIMS:
         parsed.problems.append(f"only the first {MAX_CLAIMS} claims were kept")
@@ -157,13 +162,14 @@ def claim_key(claim: Claim) -> tuple[str, str]:
     return (claim.text.casefold(), claim.quote.casefold())
 
 
-def unique_claims(claims: list[Claim]) -> list[Claim]:
-    seen: set[tuple[str, str]] = set()
+def unique_by(items: Iterable[T], key: Callable[[T], Hashable]) -> list[T]:
+    """The items in order, each key kept once (the first)."""
+    seen: set[Hashable] = set()
     unique = []
-    for claim in claims:
-        if claim_key(claim) not in seen:
-            seen.add(claim_key(claim))
-            unique.append(claim)
+    for item in items:
+        if key(item) not in seen:
+            seen.add(key(item))
+            unique.append(item)
     return unique
 
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from reader.answer.backends import Backend, Generation
 from reader.answer.events import ClaimChecked, EventCallback, Status, Token
-from reader.answer.parsing import ClaimStream, ParsedOutput, claim_key, parse_output
+from reader.answer.parsing import ClaimStream, ParsedOutput, claim_key, parse_output, unique_by
 from reader.answer.prompting import (
     CONSTRAINED,
     FREE,
@@ -327,14 +327,7 @@ class Answerer:
 
 def _dedupe(claims: list[CheckedClaim]) -> list[CheckedClaim]:
     """Drop repeats a retry brings back (the parser already dropped the first answer's)."""
-    seen: set[tuple[str, str]] = set()
-    unique = []
-    for item in claims:
-        key = claim_key(item.claim)
-        if key not in seen:
-            seen.add(key)
-            unique.append(item)
-    return unique
+    return unique_by(claims, lambda item: claim_key(item.claim))
 
 
 def _problem(parsed: ParsedOutput, generation: Generation) -> str | None:
