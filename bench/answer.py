@@ -1,6 +1,6 @@
 """Embedded generation against raw llama-cpp-python, and constrained against free quoting.
 
-    python bench/answer.py [--repeat 3] [--max-tokens 200]
+    python bench/answer.py [--repeat 3] [--max-tokens 200] [--busy]
 
 Same model file, same prompt, same grammar, same sampling, in one run:
 - "raw": ``llama_cpp.Llama.create_chat_completion(stream=True)`` on a model
@@ -11,12 +11,16 @@ Same model file, same prompt, same grammar, same sampling, in one run:
 Each side starts with an empty prompt cache and takes the median of
 ``--repeat`` interleaved runs; time to first token and tokens per second are
 reported with reader's figures as ratios to raw. Then constrained and free
-quoting are compared on the same questions: speed and verification.
+quoting are compared on the same questions: speed and verification. With
+``--busy``, the whole ask is timed again while another process keeps one core
+busy, and the busy/idle ratio is printed (reader picks its thread count from
+the cores that are free when generation starts).
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import statistics
 import tempfile
 import time
@@ -32,10 +36,12 @@ from reader.answer.prompting import (
     FREE,
     build_messages,
     constrained_grammar,
+    evidence_passages,
     free_grammar,
     passages_for,
 )
 from reader.library import Library
+from reader.retrieve.evidence import choose_evidence
 
 DOCUMENT = "pdf/pdfjs-freeculture-352p.pdf"
 QUESTIONS = [
@@ -83,6 +89,7 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=default_corpus)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--max-tokens", type=int, default=200)
+    parser.add_argument("--busy", action="store_true", help="also time with one core busy")
     args = parser.parse_args()
 
     model = embedded_model_path()
@@ -97,12 +104,14 @@ def main() -> None:
 
         answerer = Answerer(library, backend, mode=CONSTRAINED, record=False)
         chunks = answerer.retrieve(QUESTIONS[0], [doc_id])
-        passages = passages_for(chunks)
-        for mode, grammar in (
-            (CONSTRAINED, constrained_grammar(passages, QUESTIONS[0])),
-            (FREE, free_grammar(passages)),
+        evidence = choose_evidence(QUESTIONS[0], chunks, library.store.term_rarity)
+        sentences = evidence_passages(evidence[:3])
+        passages = passages_for(chunks[:4])
+        for mode, shown, grammar in (
+            (CONSTRAINED, sentences, constrained_grammar(sentences)),
+            (FREE, passages, free_grammar(passages)),
         ):
-            messages = build_messages(QUESTIONS[0], passages, mode)
+            messages = build_messages(QUESTIONS[0], shown, mode)
             raw_runs, backend_runs = [], []
             for _ in range(args.repeat):
                 raw_runs.append(raw_run(raw, messages, grammar, args.max_tokens))
@@ -115,27 +124,48 @@ def main() -> None:
                 f"({our_rate / raw_rate:.3f}x of raw)"
             )
 
-        print("\nwhole ask (retrieve, generate, parse, verify) per mode, cold prompt cache:")
+        print("\nwhole ask (retrieve, evidence, generate, parse, verify), cold prompt cache:")
+        idle: dict[str, float] = {}
         for mode in (CONSTRAINED, FREE):
-            answerer = Answerer(library, backend, mode=mode, record=False)
-            seconds, ttfts, rates, claims, verified = [], [], [], 0, 0
-            for question in QUESTIONS:
-                backend.forget_prompt_cache()
-                answer = answerer.ask(question, [doc_id])
-                metrics = answer.metrics
-                seconds.append(metrics.seconds)
-                ttfts.append(metrics.first_token_seconds or 0.0)
-                rates.append(metrics.completion_tokens / max(metrics.seconds, 1e-9))
-                claims += metrics.claims
-                verified += metrics.exact + metrics.fuzzy
-            share = verified / claims if claims else 0
-            print(
-                f"{mode:11s} {len(QUESTIONS)} questions: "
-                f"median {statistics.median(seconds):.2f} s, "
-                f"ttft {statistics.median(ttfts):.3f} s, "
-                f"{statistics.median(rates):.1f} tok/s overall, "
-                f"claims {claims}, verified {verified} ({share:.0%})"
-            )
+            idle[mode] = whole_ask(library, backend, doc_id, mode, "idle")
+        if args.busy:
+            hog = multiprocessing.Process(target=spin, daemon=True)
+            hog.start()
+            try:
+                time.sleep(0.5)
+                for mode in (CONSTRAINED, FREE):
+                    busy = whole_ask(library, backend, doc_id, mode, "one core busy")
+                    print(f"{mode:11s} busy/idle median ratio: {busy / idle[mode]:.2f}x")
+            finally:
+                hog.terminate()
+
+
+def spin() -> None:
+    """Keep one core busy, as another program would."""
+    while True:
+        pass
+
+
+def whole_ask(library: Library, backend: EmbeddedBackend, doc_id: str, mode: str, label: str):
+    answerer = Answerer(library, backend, mode=mode, record=False)
+    seconds, evidence, claims, verified, grounded = [], [], 0, 0, 0
+    for question in QUESTIONS:
+        backend.forget_prompt_cache()
+        answer = answerer.ask(question, [doc_id])
+        metrics = answer.metrics
+        seconds.append(metrics.seconds)
+        evidence.append(metrics.first_evidence_seconds or 0.0)
+        claims += metrics.claims
+        verified += metrics.exact + metrics.fuzzy
+        grounded += metrics.grounded
+    median = statistics.median(seconds)
+    print(
+        f"{mode:11s} {label}: {len(QUESTIONS)} questions, median {median:.2f} s "
+        f"(max {max(seconds):.2f} s), first evidence {statistics.median(evidence):.3f} s, "
+        f"threads {backend.last_threads}, claims {claims}, verified {verified}, "
+        f"grounded {grounded}"
+    )
+    return median
 
 
 if __name__ == "__main__":

@@ -273,6 +273,10 @@ def ask(
                         "end",
                         "page",
                         "doc_id",
+                        "shown_text",
+                        "grounded",
+                        "grounding_reason",
+                        "ungrounded_words",
                     )
                 }
                 for claim in data["claims"]  # type: ignore[attr-defined]
@@ -315,14 +319,17 @@ def stats(as_json: bool) -> None:
     overall = figures["overall"]
     click.echo(
         f"answers: {overall['answers']}, claims: {overall['claims']}, "
-        f"verification rate: {_percent(overall['verification_rate'])}"
+        f"verification rate: {_percent(overall['verification_rate'])}, "
+        f"grounded rate: {_percent(overall['grounded_rate'])}, "
+        f"not found: {overall['not_found']}"
     )
     for title in ("by_model", "by_document", "by_day"):
         click.echo(f"{title.replace('_', ' ')}:")
         for key, row in figures[title].items():
             click.echo(
                 f"  {key}: {row['answers']} answers, {row['claims']} claims, "
-                f"{_percent(row['verification_rate'])} verified"
+                f"{_percent(row['verification_rate'])} verified, "
+                f"{_percent(row['grounded_rate'])} grounded"
             )
     if figures.get("alert"):
         click.echo(f"warning: {figures['alert']}")
@@ -332,7 +339,11 @@ def _percent(value: Any) -> str:
     return "n/a" if value is None else f"{value:.0%}"
 
 
-@cli.command("eval", help="Run the answer pipeline on a SQuAD-format file and report figures.")
+@cli.command(
+    "eval",
+    help="Run the answer pipeline on a question file (SQuAD format, or reader's own "
+    "question set on long documents) and report figures.",
+)
 @click.argument("qa_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--limit", default=100, show_default=True, type=click.IntRange(min=1))
 @click.option(
@@ -344,6 +355,11 @@ def _percent(value: Any) -> str:
 @click.option("--model", help="A GGUF file (path, or file name in the models folder).")
 @click.option("--url", help="An OpenAI-compatible server URL.")
 @click.option("--model-name", help="The model to ask the server for.")
+@click.option(
+    "--details",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write one JSON line per question here (claims, grounding, hits), to read by hand.",
+)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object.")
 def evaluate_command(
     qa_file: Path,
@@ -352,6 +368,7 @@ def evaluate_command(
     model: str | None,
     url: str | None,
     model_name: str | None,
+    details: Path | None,
     as_json: bool,
 ) -> None:
     from reader.answer.evaluate import evaluate
@@ -363,7 +380,12 @@ def evaluate_command(
         if not as_json:
             click.echo(f"\r{done}/{total}", nl=False, err=True)
 
-    figures = evaluate(qa_file, backend, mode if backend else "passages", limit, progress)
+    rows: list[dict[str, Any]] = []
+    figures = evaluate(qa_file, backend, mode if backend else "passages", limit, progress, rows)
+    if details is not None:
+        details.write_text(
+            "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8"
+        )
     if as_json:
         _echo_json(figures)
         return

@@ -151,6 +151,18 @@ class Verification:
 
 
 @dataclass(frozen=True, slots=True)
+class Grounding:
+    """Whether a claim's text is supported by its (verified) quote, and if not, why.
+
+    ``missing`` names the claim's numbers and words that the quote lacks.
+    """
+
+    grounded: bool
+    reason: str
+    missing: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Claim:
     """One claim as a model states it: its text, the chunk it cites, a verbatim quote."""
 
@@ -164,23 +176,44 @@ class CheckedClaim:
     """A claim after the verifier has looked at it.
 
     ``verification.start``/``end`` are set only when the quote verified, so
-    only a verified claim can ever carry a link.
+    only a verified claim can ever carry a link. The link sits on
+    ``shown_text``: the claim's own words when they are grounded in the quote,
+    otherwise the quoted words themselves, so a verified marker never stands
+    beside words the quote does not say.
     """
 
     claim: Claim
     verification: Verification
     doc_id: str | None = None
     retried: bool = False
+    grounding: Grounding | None = None  # set once the quote has verified
 
     @property
     def verified(self) -> bool:
         return self.verification.verified
 
+    @property
+    def grounded(self) -> bool:
+        """The quote verified and the claim's text says only what the quote says."""
+        return self.verified and self.grounding is not None and self.grounding.grounded
+
+    @property
+    def shown_text(self) -> str:
+        """The words a reader sees for this claim (linked when ``verified``)."""
+        if self.verified and not self.grounded:
+            return f"\u201c{self.claim.quote.strip()}\u201d"
+        return self.claim.text
+
     def to_json(self) -> dict[str, object]:
         check = self.verification
         linked = check.verified
+        grounding = self.grounding
         return {
             "text": self.claim.text,
+            "shown_text": self.shown_text,
+            "grounded": self.grounded if linked else None,
+            "grounding_reason": grounding.reason if grounding is not None else None,
+            "ungrounded_words": list(grounding.missing) if grounding is not None else [],
             "source_id": self.claim.source_id,
             "quote": self.claim.quote,
             "doc_id": self.doc_id,
@@ -201,9 +234,11 @@ class AnswerMetrics:
     exact: int = 0
     fuzzy: int = 0
     miss: int = 0
+    grounded: int = 0
     retried: int = 0
     seconds: float = 0.0
     first_token_seconds: float | None = None
+    first_evidence_seconds: float | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
@@ -212,18 +247,39 @@ class AnswerMetrics:
         """Share of claims that verified (exact or fuzzy); None without claims."""
         return (self.exact + self.fuzzy) / self.claims if self.claims else None
 
+    @property
+    def grounded_rate(self) -> float | None:
+        """Share of claims whose quote verified and whose text the quote supports."""
+        return self.grounded / self.claims if self.claims else None
+
+    def count(self, claims: list[CheckedClaim]) -> None:
+        """Set the claim counts from checked claims."""
+        self.claims = len(claims)
+        self.exact = sum(c.verification.status == "exact" for c in claims)
+        self.fuzzy = sum(c.verification.status == "fuzzy" for c in claims)
+        self.miss = sum(c.verification.status == "miss" for c in claims)
+        self.grounded = sum(c.grounded for c in claims)
+
     def to_json(self) -> dict[str, object]:
         rate = self.verification_rate
+        grounded_rate = self.grounded_rate
         return {
             "claims": self.claims,
             "exact": self.exact,
             "fuzzy": self.fuzzy,
             "miss": self.miss,
+            "grounded": self.grounded,
             "verification_rate": None if rate is None else round(rate, 4),
+            "grounded_rate": None if grounded_rate is None else round(grounded_rate, 4),
             "retried": self.retried,
             "seconds": round(self.seconds, 3),
             "first_token_seconds": (
                 None if self.first_token_seconds is None else round(self.first_token_seconds, 3)
+            ),
+            "first_evidence_seconds": (
+                None
+                if self.first_evidence_seconds is None
+                else round(self.first_evidence_seconds, 3)
             ),
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
@@ -243,6 +299,7 @@ class Answer:
     doc_ids: list[str]
     metrics: AnswerMetrics
     problem: str | None = None  # why the model's output yielded no claims, if it did not
+    not_found: str | None = None  # why the documents were judged not to answer, if so
     id: int | None = None
     created_at: str = ""
 
@@ -257,6 +314,8 @@ class Answer:
             "mode": self.mode,
             "doc_ids": self.doc_ids,
             "problem": self.problem,
+            "answered": self.not_found is None,
+            "not_found_reason": self.not_found,
             "created_at": self.created_at,
             "metrics": self.metrics.to_json(),
         }
@@ -276,12 +335,20 @@ def answer_from_json(data: dict[str, Any], answer_id: int | None = None) -> Answ
             occurrences=item.get("occurrences", 0),
             found_in=tuple(item.get("found_in", ())),
         )
+        grounding = None
+        if item.get("grounding_reason") is not None:
+            grounding = Grounding(
+                bool(item.get("grounded")),
+                str(item["grounding_reason"]),
+                tuple(item.get("ungrounded_words", ())),
+            )
         claims.append(
             CheckedClaim(
                 Claim(item["text"], item["source_id"], item["quote"]),
                 verification,
                 doc_id=item.get("doc_id"),
                 retried=bool(item.get("retried")),
+                grounding=grounding,
             )
         )
     metrics_data = data.get("metrics", {})
@@ -293,9 +360,11 @@ def answer_from_json(data: dict[str, Any], answer_id: int | None = None) -> Answ
                 "exact",
                 "fuzzy",
                 "miss",
+                "grounded",
                 "retried",
                 "seconds",
                 "first_token_seconds",
+                "first_evidence_seconds",
                 "prompt_tokens",
                 "completion_tokens",
             )
@@ -312,6 +381,7 @@ def answer_from_json(data: dict[str, Any], answer_id: int | None = None) -> Answ
         doc_ids=list(data.get("doc_ids", [])),
         metrics=metrics,
         problem=data.get("problem"),
+        not_found=data.get("not_found_reason"),
         id=answer_id if answer_id is not None else data.get("id"),
         created_at=data.get("created_at", ""),
     )

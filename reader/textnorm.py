@@ -29,6 +29,8 @@ import unicodedata
 from array import array
 from dataclasses import dataclass
 
+import snowballstemmer
+
 _DROPPED = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _SINGLE_QUOTES = "'`\u2018\u2019\u201a\u201b\u2032\u2035\u00b4\u02bc\u02b9\uff07"
 _DOUBLE_QUOTES = '"\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u02ba\uff02'
@@ -169,3 +171,11 @@ def search_form(text: str) -> str:
         return text
     spaced = {ord(char): f" {char} " for char in set(_CJK_CHAR.findall(text))}
     return text.translate(spaced)
+
+
+_PORTER = snowballstemmer.stemmer("porter")
+
+
+def porter_stem(word: str) -> str:
+    """A lower-case word as SQLite's ``porter`` tokenizer indexes it."""
+    return str(_PORTER.stemWord(word.lower()))

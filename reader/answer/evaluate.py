@@ -1,10 +1,32 @@
-"""``reader eval``: the answer pipeline on a SQuAD-format file, with figures.
+"""``reader eval``: the answer pipeline on a question set, with figures.
 
-Each context becomes a plain-text document in a private, temporary library
-(the user's library and history are not touched); each answerable question is
-asked of its context. Gold answers carry character offsets into the context,
-which is also the document's canonical text, so "a verified span contains the
-gold answer" is a check on offsets, not on wording.
+Two formats are read:
+
+- SQuAD JSON: each context becomes a plain-text document; gold answers carry
+  character offsets into it, which are the evidence; questions marked
+  ``is_impossible`` (SQuAD v2) are unanswerable.
+- reader's own question set on long documents: ``{"corpus": FOLDER,
+  "questions": [{"document", "question", "answerable", "evidence",
+  "answers"}]}``, where ``document`` is a path under ``corpus`` (itself
+  relative to the file) and ``evidence`` holds phrases of the document that
+  answer the question.
+
+Documents go into a private, temporary library (the user's library and
+history are not touched). Figures, per run:
+
+- ``yield``: answerable questions with at least one verified claim;
+- ``evidence_hit``: answerable questions where a verified span overlaps the
+  gold evidence (a check on offsets, not on wording);
+- ``answer_stated``: answerable questions where a grounded, linked claim's
+  shown words contain a gold answer;
+- ``verification_rate``: verified claims among all claims;
+- ``grounded_share``: grounded claims among verified ones;
+- ``abstained``: unanswerable questions answered "not found";
+- ``false_not_found``: answerable questions answered "not found";
+- ``retrieval_at_4`` / ``retrieval_at_10``: the gold evidence lies in one of
+  the first 4 / 10 retrieved chunks;
+- seconds: median and 90th percentile of the whole answer, median of the
+  first verified evidence.
 """
 
 from __future__ import annotations
@@ -13,6 +35,7 @@ import json
 import statistics
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,29 +43,89 @@ from reader.answer.backends import Backend
 from reader.answer.pipeline import Answerer
 from reader.errors import ReaderError
 from reader.library import Library
+from reader.textnorm import normalize_key
+
+
+@dataclass
+class EvalItem:
+    question: str
+    answerable: bool
+    answers: list[str]
+    document: Path | None = None  # a file, or:
+    context: str | None = None  # a text given inline (SQuAD)
+    evidence: list[str] = field(default_factory=list)
+    gold_spans: list[tuple[int, int]] = field(default_factory=list)
+    id: str = ""
+
+
+def load_items(path: Path) -> list[EvalItem]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if isinstance(data, dict) and "questions" in data:
+            return _reader_items(Path(path), data)
+        return _squad_items(data)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ReaderError(
+            f"{path} is not a SQuAD-format or reader question file "
+            f"({type(error).__name__}: {error})."
+        ) from None
+
+
+def _reader_items(path: Path, data: dict[str, Any]) -> list[EvalItem]:
+    corpus = (path.parent / data.get("corpus", ".")).resolve()
+    return [
+        EvalItem(
+            question=q["question"],
+            answerable=bool(q.get("answerable", True)),
+            answers=list(q.get("answers", [])),
+            document=corpus / q["document"],
+            evidence=list(q.get("evidence", [])),
+            id=str(q.get("id", "")),
+        )
+        for q in data["questions"]
+    ]
+
+
+def _squad_items(data: dict[str, Any]) -> list[EvalItem]:
+    items = []
+    for article in data["data"]:
+        for paragraph in article["paragraphs"]:
+            context = paragraph["context"]
+            for qa in paragraph["qas"]:
+                answerable = not qa.get("is_impossible") and bool(qa.get("answers"))
+                answers = qa.get("answers") or []
+                items.append(
+                    EvalItem(
+                        question=qa["question"],
+                        answerable=answerable,
+                        answers=[a["text"] for a in answers],
+                        context=context,
+                        gold_spans=[
+                            (int(a["answer_start"]), int(a["answer_start"]) + len(a["text"]))
+                            for a in answers
+                        ],
+                        id=str(qa.get("id", "")),
+                    )
+                )
+    return items
 
 
 def load_squad(path: Path) -> list[tuple[str, str, list[tuple[int, int]]]]:
-    """(context, question, gold spans) for every answerable question, in file order."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        items = []
-        for article in data["data"]:
-            for paragraph in article["paragraphs"]:
-                context = paragraph["context"]
-                for qa in paragraph["qas"]:
-                    if qa.get("is_impossible") or not qa.get("answers"):
-                        continue
-                    gold = [
-                        (int(a["answer_start"]), int(a["answer_start"]) + len(a["text"]))
-                        for a in qa["answers"]
-                    ]
-                    items.append((context, qa["question"], gold))
-        return items
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ReaderError(
-            f"{path} is not a SQuAD-format JSON file ({type(error).__name__}: {error})."
-        ) from None
+    """(context, question, gold spans) for every answerable SQuAD question."""
+    return [
+        (item.context or "", item.question, item.gold_spans)
+        for item in load_items(path)
+        if item.answerable and item.context is not None
+    ]
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def _ratio(count: int, total: int) -> float | None:
+    return round(count / total, 4) if total else None
 
 
 def evaluate(
@@ -51,56 +134,126 @@ def evaluate(
     mode: str,
     limit: int = 100,
     progress: Callable[[int, int], None] | None = None,
+    details: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    items = load_squad(Path(qa_path))[:limit]
+    """Figures for ``limit`` questions of the file; ``details`` collects one row each."""
+    items = load_items(Path(qa_path))[:limit]
     if not items:
-        raise ReaderError(f"{qa_path} holds no answerable questions.")
-    per_answer_rates: list[float] = []
+        raise ReaderError(f"{qa_path} holds no questions.")
     seconds: list[float] = []
-    claims = verified = with_claims = containing = 0
+    first_evidence: list[float] = []
+    answerable = unanswerable = 0
+    yielded = hit = stated = abstained = false_not_found = at_4 = at_10 = 0
+    claims = verified = grounded = 0
     with tempfile.TemporaryDirectory() as folder, Library(Path(folder) / "eval.db") as library:
         answerer = Answerer(library, backend, mode=mode, record=False)
         documents: dict[str, str] = {}
-        for number, (context, question, gold) in enumerate(items, start=1):
-            if context not in documents:
-                path = Path(folder) / f"context-{len(documents)}.txt"
-                path.write_text(context, encoding="utf-8")
-                documents[context] = library.ingest(path).doc_id
-            doc_id = documents[context]
-            if library.document(doc_id).text != context:
-                raise ReaderError("a context's canonical text differs from the file's text")
-            answer = answerer.ask(question, [doc_id])
+        for number, item in enumerate(items, start=1):
+            doc_id = _ingest(library, item, documents, Path(folder))
+            gold = item.gold_spans or _evidence_spans(library, doc_id, item)
+            answer = answerer.ask(item.question, [doc_id])
             seconds.append(answer.metrics.seconds)
+            if answer.metrics.first_evidence_seconds is not None:
+                first_evidence.append(answer.metrics.first_evidence_seconds)
+            linked = [c for c in answer.claims if c.verified and c.verification.start is not None]
             claims += answer.metrics.claims
-            verified += answer.metrics.exact + answer.metrics.fuzzy
-            if answer.metrics.claims:
-                with_claims += 1
-                rate = answer.metrics.verification_rate
-                per_answer_rates.append(rate if rate is not None else 0.0)
-            spans = [
-                (c.verification.start, c.verification.end)
-                for c in answer.claims
-                if c.verified and c.verification.start is not None
-            ]
-            if any(s <= g0 and e >= g1 for s, e in spans for g0, g1 in gold):  # type: ignore[operator]
-                containing += 1
+            verified += len(linked)
+            grounded += sum(c.grounded for c in linked)
+            row: dict[str, Any] = {
+                "id": item.id,
+                "question": item.question,
+                "answerable": item.answerable,
+                "not_found": answer.not_found,
+                "seconds": round(answer.metrics.seconds, 2),
+                "claims": [
+                    {"shown": c.shown_text, "model": c.claim.text, "grounded": c.grounded,
+                     "status": c.verification.status, "page": c.verification.page,
+                     "reason": c.grounding.reason if c.grounding else c.verification.reason}
+                    for c in answer.claims
+                ],
+                "problem": answer.problem,
+            }
+            if item.answerable:
+                answerable += 1
+                spans = [(c.verification.start or 0, c.verification.end or 0) for c in linked]
+                row["yield"] = bool(linked)
+                row["evidence_hit"] = any(_overlaps(s, g) for s in spans for g in gold)
+                row["answer_stated"] = any(
+                    _contains_answer(c.shown_text, item.answers) for c in linked if c.grounded
+                )
+                yielded += row["yield"]
+                hit += row["evidence_hit"]
+                stated += row["answer_stated"]
+                false_not_found += answer.not_found is not None
+                chunks = answerer.retrieve(item.question, [doc_id])
+                ranks = [
+                    i for i, c in enumerate(chunks) if any(_overlaps((c.start, c.end), g) for g in gold)
+                ]
+                at_4 += bool(ranks) and ranks[0] < 4
+                at_10 += bool(ranks) and ranks[0] < 10
+            else:
+                unanswerable += 1
+                abstained += answer.not_found is not None
+            if details is not None:
+                details.append(row)
             if progress is not None:
                 progress(number, len(items))
-    count = len(items)
     return {
         "file": str(qa_path),
         "mode": answerer.mode,
         "model": backend.name if backend is not None else "none (passages)",
-        "questions": count,
-        "claims": claims,
-        "verified_claims": verified,
-        "verification_rate": round(verified / claims, 4) if claims else None,
-        "mean_answer_verification_rate": (
-            round(statistics.fmean(per_answer_rates), 4) if per_answer_rates else None
-        ),
-        "answers_with_claims": round(with_claims / count, 4),
-        "gold_in_verified_span": round(containing / count, 4),
-        "seconds_mean": round(statistics.fmean(seconds), 3),
+        "questions": len(items),
+        "answerable": answerable,
+        "unanswerable": unanswerable,
+        "yield": _ratio(yielded, answerable),
+        "evidence_hit": _ratio(hit, answerable),
+        "answer_stated": _ratio(stated, answerable),
+        "verification_rate": _ratio(verified, claims),
+        "grounded_share": _ratio(grounded, verified),
+        "abstained": _ratio(abstained, unanswerable),
+        "false_not_found": _ratio(false_not_found, answerable),
+        "retrieval_at_4": _ratio(at_4, answerable),
+        "retrieval_at_10": _ratio(at_10, answerable),
         "seconds_p50": round(statistics.median(seconds), 3),
-        "seconds_max": round(max(seconds), 3),
+        "seconds_p90": round(_percentile(seconds, 0.9), 3),
+        "first_evidence_seconds_p50": (
+            round(statistics.median(first_evidence), 3) if first_evidence else None
+        ),
     }
+
+
+def _ingest(library: Library, item: EvalItem, documents: dict[str, str], folder: Path) -> str:
+    key = str(item.document) if item.document is not None else (item.context or "")
+    if key not in documents:
+        if item.document is not None:
+            documents[key] = library.ingest(item.document).doc_id
+        else:
+            path = folder / f"context-{len(documents)}.txt"
+            path.write_text(item.context or "", encoding="utf-8")
+            documents[key] = library.ingest(path).doc_id
+            if library.document(documents[key]).text != item.context:
+                raise ReaderError("a context's canonical text differs from the file's text")
+    return documents[key]
+
+
+def _evidence_spans(library: Library, doc_id: str, item: EvalItem) -> list[tuple[int, int]]:
+    verifier = library.verifier(doc_id)
+    spans = []
+    for phrase in item.evidence:
+        found = verifier.verify(phrase)
+        if not found.verified or found.start is None or found.end is None:
+            raise ReaderError(
+                f"question {item.id or item.question!r}: its evidence is not in the document "
+                f"({found.reason}): {phrase[:80]!r}"
+            )
+        spans.append((found.start, found.end))
+    return spans
+
+
+def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _contains_answer(text: str, answers: list[str]) -> bool:
+    shown = normalize_key(text)
+    return any(normalize_key(answer) in shown for answer in answers if answer.strip())

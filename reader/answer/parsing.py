@@ -214,3 +214,62 @@ class ClaimStream:
         new = found[self._seen :]
         self._seen = len(found)
         return new
+
+
+MAX_CLAIM_TEXT_CHARS = 300
+_REPEATED_NGRAM = 4
+_REPEATS_ALLOWED = 3
+_WORDS = re.compile(r"\w+")
+_OPEN_FIELD = re.compile(r'"(text|answer)"\s*:\s*"|"unsupported"\s*:\s*\[')
+
+
+class RepetitionGuard:
+    """Watches a model's output as it streams and says when to stop it.
+
+    Small models loop: a claim said again, a phrase repeated ("the National
+    Institute of Standard and Tech and the National..."), a string that never
+    closes. Each is a reason to stop generating at once, rather than at the
+    token cap: what completed before the loop is kept by the parser.
+    """
+
+    def __init__(self, max_claims: int) -> None:
+        self.max_claims = max_claims
+        self.text = ""
+        self.claims = ClaimStream()
+        self._keys: set[tuple[str, str]] = set()
+        self._complete = 0
+
+    def feed(self, piece: str) -> tuple[list[Claim], str | None]:
+        """New complete claims, and the reason to stop now (None: go on)."""
+        self.text += piece
+        new = self.claims.feed(piece)
+        for claim in new:
+            key = claim_key(claim)
+            if key in self._keys:
+                return [], "the model repeated a claim"
+            self._keys.add(key)
+        self._complete += len(new)
+        if self._complete >= self.max_claims and new:
+            return new, "the model gave the claims the question needs"
+        return new, self._looping()
+
+    def _looping(self) -> str | None:
+        last = None
+        for last in _OPEN_FIELD.finditer(self.text):
+            pass
+        if last is not None:
+            tail = self.text[last.end() :]
+            closer = "]" if last.group(0).endswith("[") else '"'
+            if closer not in tail.replace('\\"', "") and len(tail) > MAX_CLAIM_TEXT_CHARS:
+                return "the model's sentence ran on without end"
+        words = _WORDS.findall(self.text[-1200:].lower())
+        if len(words) >= _REPEATED_NGRAM * (_REPEATS_ALLOWED + 1):
+            tail = tuple(words[-_REPEATED_NGRAM:])
+            seen = sum(
+                1
+                for i in range(len(words) - _REPEATED_NGRAM + 1)
+                if tuple(words[i : i + _REPEATED_NGRAM]) == tail
+            )
+            if seen > _REPEATS_ALLOWED:
+                return "the model repeated a phrase"
+        return None

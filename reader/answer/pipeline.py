@@ -1,8 +1,16 @@
-"""Answering a question: retrieve, ask, verify every claim, retry once, record.
+"""Answering a question: retrieve -> choose evidence -> generate -> check -> compose.
 
-The promise kept here: a claim carries a span (and so a link) only when the
-verifier found its quote in the source it cites. Model output is data to be
-checked; nothing in it, or in the documents, is trusted.
+The promise kept here: a claim carries a link only when the verifier found
+its quote in the source it cites, and the words shown beside the link are
+words the quote says (the claim's own when the grounding check passes, the
+quote's otherwise). Model output is data to be checked; nothing in it, or in
+the documents, is trusted.
+
+The evidence (the best sentences of the retrieved passages, verified) is
+reported before the model starts, so the reader sees where the answer is
+within a second; the model then states the answer from that evidence. When
+no passage holds enough of the question, the answer says that the documents
+do not answer it, instead of linking loosely related sentences.
 """
 
 from __future__ import annotations
@@ -14,16 +22,23 @@ from dataclasses import replace
 
 from reader.answer.backends import Backend, Generation
 from reader.answer.events import ClaimChecked, EventCallback, Status, Token
-from reader.answer.parsing import ClaimStream, ParsedOutput, claim_key, parse_output, unique_by
+from reader.answer.parsing import (
+    ParsedOutput,
+    RepetitionGuard,
+    claim_key,
+    parse_output,
+    unique_by,
+)
 from reader.answer.prompting import (
     CONSTRAINED,
     FREE,
+    MAX_CLAIMS,
     MODES,
     PASSAGES,
     Passage,
     build_messages,
-    candidate_quotes,
     constrained_grammar,
+    evidence_passages,
     free_grammar,
     passages_for,
     retry_message,
@@ -31,10 +46,19 @@ from reader.answer.prompting import (
 from reader.errors import AnswerCancelled, ChunkNotFoundError, ReaderError
 from reader.library import Library
 from reader.records import Answer, AnswerMetrics, CheckedClaim, Chunk, Claim, Verification
+from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
+from reader.verify.grounding import check_grounding
 
 DEFAULT_MODE = CONSTRAINED
-TOP_K = 4
-MAX_TOKENS = {CONSTRAINED: 400, FREE: 400}
+# Chunks searched for evidence sentences; the right one is in the top 10
+# far more often than in the top 4.
+TOP_K = 10
+# Passages the model is shown: whole chunks (free), or evidence sentences.
+FREE_PASSAGES = 4
+EVIDENCE_FOR_MODEL = 3
+# Evidence sentences given as claims beside the model's (and without a model).
+EXTRACTIVE_CLAIMS = 2
+MAX_TOKENS = {CONSTRAINED: 256, FREE: 400}
 
 
 class Answerer:
@@ -56,8 +80,6 @@ class Answerer:
         self.top_k = top_k
         self.record = record
 
-    # -- public ------------------------------------------------------------------------
-
     def ask(
         self,
         question: str,
@@ -71,20 +93,43 @@ class Answerer:
         question = question.strip()
         if not question:
             raise ReaderError("The question is empty: type a question first.")
+        metrics = AnswerMetrics()
+
+        # 1. Retrieve the chunks most likely to hold the answer.
         emit(Status("retrieving"))
         chunks = self.retrieve(question, doc_ids)
-        passages = passages_for(chunks)
-        by_alias = {p.alias: p.chunk for p in passages}
         scope = list(doc_ids) if doc_ids else sorted({c.doc_id for c in chunks})
+        retrieved = {chunk.id for chunk in chunks}
 
-        if self.mode == PASSAGES or self.backend is None:
-            answer = self._passages_answer(question, passages, scope)
+        # 2. Choose evidence: the sentences that answer, verified and shown at once.
+        evidence = choose_evidence(question, chunks, self.library.store.term_rarity)
+        if not answers_question(evidence):
+            answer = self._not_found(question, evidence, scope, metrics)
         else:
-            answer = self._model_answer(question, passages, by_alias, scope, emit, cancel)
+            extractive = [
+                self._verify(Claim(e.text, e.chunk.id, e.text), e.chunk, retrieved, question)
+                for e in _distinct(evidence)[:EXTRACTIVE_CLAIMS]
+            ]
+            metrics.first_evidence_seconds = time.perf_counter() - started
+            for item in extractive:
+                emit(ClaimChecked(item))
+            if self.backend is None or self.mode == PASSAGES:
+                answer = self._compose(question, [], extractive, [], scope, metrics, None)
+            else:
+                # 3-4. Generate claims from the evidence, check each one.
+                claims, unsupported, problem = self._model_claims(
+                    question, chunks, evidence, retrieved, metrics, emit, cancel
+                )
+                # 5. Compose: the model's claims, then the evidence they leave out.
+                answer = self._compose(
+                    question, claims, extractive, unsupported, scope, metrics, problem
+                )
         answer.metrics.seconds = time.perf_counter() - started
         if self.record:
             self.library.store.add_answer(answer)
         return answer
+
+    # -- 1. retrieve -------------------------------------------------------------------
 
     def retrieve(self, question: str, doc_ids: Sequence[str] | None) -> list[Chunk]:
         if not doc_ids:
@@ -93,126 +138,83 @@ class Answerer:
         for doc_id in doc_ids:
             hits.extend(self.library.search(question, doc_id=doc_id, limit=self.top_k))
         hits.sort(key=lambda hit: hit.score, reverse=True)
-        chunks = [hit.chunk for hit in hits[: self.top_k]]
-        if not chunks:
-            # No word of the question occurs: show the model the opening passages
-            # rather than nothing (short documents are often asked about this way).
-            for doc_id in doc_ids:
-                chunks.extend(self.library.chunks(doc_id)[: self.top_k - len(chunks)])
-        return chunks
+        return [hit.chunk for hit in hits[: self.top_k]]
 
-    # -- modes -------------------------------------------------------------------------
+    # -- 3-4. generate and check -------------------------------------------------------
 
-    def _passages_answer(self, question: str, passages: list[Passage], scope: list[str]) -> Answer:
-        """No model: the best-matching sentences, each verified, as the answer."""
-        retrieved = {p.chunk.id for p in passages}
-        checked = []
-        chosen: list[tuple[str, str]] = []
-        for alias, quote in candidate_quotes(passages, question):
-            if len(chosen) == 3:
-                break
-            if any(alias == a and (quote in q or q in quote) for a, q in chosen):
-                continue  # a sentence already given, alone or in a pair
-            chosen.append((alias, quote))
-        for alias, quote in chosen:
-            chunk = next(p.chunk for p in passages if p.alias == alias)
-            claim = Claim(text=quote, source_id=chunk.id, quote=quote)
-            checked.append(self._verify(claim, chunk, retrieved))
-        return self._finish(
-            question,
-            " ".join(c.claim.text for c in checked),
-            checked,
-            [],
-            "none (passages)",
-            PASSAGES,
-            scope,
-            AnswerMetrics(),
-            problem=None if checked else "no passage matches the question",
-        )
-
-    def _model_answer(
+    def _model_claims(
         self,
         question: str,
-        passages: list[Passage],
-        by_alias: dict[str, Chunk],
-        scope: list[str],
+        chunks: list[Chunk],
+        evidence: list[Evidence],
+        retrieved: set[str],
+        metrics: AnswerMetrics,
         emit: EventCallback,
         cancel: threading.Event | None,
-    ) -> Answer:
+    ) -> tuple[list[CheckedClaim], list[str], str | None]:
         assert self.backend is not None
-        retrieved = {chunk.id for chunk in by_alias.values()}
-        metrics = AnswerMetrics()
-        if not passages:
-            return self._finish(
-                question,
-                "",
-                [],
-                [],
-                self.backend.name,
-                self.mode,
-                scope,
-                metrics,
-                problem="nothing in the documents matches the question",
-            )
+        if self.mode == CONSTRAINED:
+            passages = evidence_passages(_distinct(evidence)[:EVIDENCE_FOR_MODEL])
+        else:
+            passages = passages_for(chunks[:FREE_PASSAGES])
+        by_alias = {p.alias: p.chunk for p in passages}
         messages = build_messages(question, passages, self.mode)
-        grammar = self._grammar(passages, question, claims_only=False)
         emit(Status("generating"))
-        stream = ClaimStream()
-        streamed: dict[Claim, CheckedClaim] = {}
+        generation, parsed, stopped = self._generate(
+            messages, self._grammar(passages, claims_only=False), emit, cancel, question,
+            by_alias, retrieved,
+        )
+        self._count(metrics, generation)
+        emit(Status("verifying"))
+        checked = [self._check(claim, by_alias, retrieved, question) for claim in parsed.claims]
+
+        failures = [(i, c) for i, c in enumerate(checked) if not c.verified]
+        if failures and not (cancel is not None and cancel.is_set()):
+            emit(Status("retrying", f"{len(failures)} claims did not verify"))
+            checked = self._retry(
+                messages, generation, failures, checked, by_alias, retrieved, passages,
+                question, metrics, cancel,
+            )
+        return checked, parsed.unsupported, _problem(parsed, generation, stopped)
+
+    def _generate(
+        self,
+        messages: list[dict[str, str]],
+        grammar: str | None,
+        emit: EventCallback,
+        cancel: threading.Event | None,
+        question: str,
+        by_alias: dict[str, Chunk],
+        retrieved: set[str],
+    ) -> tuple[Generation, ParsedOutput, str | None]:
+        """One generation, stopped early when the model starts to loop."""
+        assert self.backend is not None
+        guard = RepetitionGuard(MAX_CLAIMS)
+        halt = threading.Event()
+        stopped: list[str] = []
 
         def on_token(piece: str) -> None:
             emit(Token(piece))
-            for claim in stream.feed(piece):
-                checked = self._check(claim, by_alias, retrieved)
-                streamed[claim] = checked
-                emit(ClaimChecked(checked))
+            new, reason = guard.feed(piece)
+            for claim in new:
+                emit(ClaimChecked(self._check(claim, by_alias, retrieved, question)))
+            if reason and not stopped:
+                stopped.append(reason)
+                halt.set()
+            if cancel is not None and cancel.is_set():
+                halt.set()
 
         generation = self.backend.generate(
             messages,
             grammar=grammar,
             max_tokens=MAX_TOKENS[self.mode],
             on_token=on_token,
-            cancel=cancel,
+            cancel=halt,
         )
-        self._count(metrics, generation)
-        if generation.cancelled:
+        if cancel is not None and cancel.is_set():
             raise AnswerCancelled("The question was cancelled.")
-        parsed = parse_output(generation.text)
-        emit(Status("verifying"))
-        checked = [
-            streamed.get(claim) or self._check(claim, by_alias, retrieved)
-            for claim in parsed.claims
-        ]
-
-        failures = [(i, c) for i, c in enumerate(checked) if not c.verified]
-        if failures and not (cancel is not None and cancel.is_set()):
-            emit(Status("retrying", f"{len(failures)} claims did not verify"))
-            checked = self._retry(
-                messages,
-                generation,
-                failures,
-                checked,
-                by_alias,
-                retrieved,
-                passages,
-                question,
-                metrics,
-                cancel,
-            )
-        answer_text = parsed.answer
-        if self.mode == CONSTRAINED or not answer_text.strip():
-            answer_text = " ".join(c.claim.text for c in checked)
-        return self._finish(
-            question,
-            answer_text,
-            checked,
-            parsed.unsupported,
-            self.backend.name,
-            self.mode,
-            scope,
-            metrics,
-            problem=_problem(parsed, generation),
-        )
+        # A stop for looping cuts the output short: the parser recovers what completed.
+        return generation, parse_output(generation.text), stopped[0] if stopped else None
 
     def _retry(
         self,
@@ -246,30 +248,31 @@ class Answerer:
         ]
         second = self.backend.generate(
             follow_up,
-            grammar=self._grammar(passages, question, claims_only=True),
+            grammar=self._grammar(passages, claims_only=True),
             max_tokens=MAX_TOKENS[self.mode],
             cancel=cancel,
         )
         self._count(metrics, second)
         if second.cancelled:
             raise AnswerCancelled("The question was cancelled.")
-        retried = [self._check(c, by_alias, retrieved) for c in parse_output(second.text).claims]
+        retried = [
+            self._check(c, by_alias, retrieved, question)
+            for c in parse_output(second.text).claims
+        ]
         result = list(checked)
         # Each failed claim is replaced by its retry when the retry verified.
         for (index, _), replacement in zip(failures, retried, strict=False):
             metrics.retried += 1
             if replacement.verified:
                 result[index] = replace(replacement, retried=True)
-        return _dedupe(result)
+        return unique_by(result, lambda item: claim_key(item.claim))
 
-    # -- helpers -----------------------------------------------------------------------
-
-    def _grammar(self, passages: list[Passage], question: str, claims_only: bool) -> str | None:
+    def _grammar(self, passages: list[Passage], claims_only: bool) -> str | None:
         assert self.backend is not None
         if not self.backend.supports_grammar:
             return None
         if self.mode == CONSTRAINED:
-            return constrained_grammar(passages, question, claims_only=claims_only)
+            return constrained_grammar(passages, claims_only=claims_only)
         return free_grammar(passages, claims_only=claims_only)
 
     @staticmethod
@@ -279,7 +282,9 @@ class Answerer:
         if metrics.first_token_seconds is None:
             metrics.first_token_seconds = generation.first_token_seconds
 
-    def _check(self, claim: Claim, by_alias: dict[str, Chunk], retrieved: set[str]) -> CheckedClaim:
+    def _check(
+        self, claim: Claim, by_alias: dict[str, Chunk], retrieved: set[str], question: str
+    ) -> CheckedClaim:
         """Verify a model's claim; its alias becomes the chunk id it stands for."""
         chunk = by_alias.get(claim.source_id)
         if chunk is None:
@@ -289,55 +294,103 @@ class Answerer:
                 reason = f"the source {claim.source_id!r} is not one of the passages given"
                 return CheckedClaim(claim, Verification("miss", reason, chunk_id=claim.source_id))
         claim = Claim(text=claim.text, source_id=chunk.id, quote=claim.quote)
-        return self._verify(claim, chunk, retrieved)
+        return self._verify(claim, chunk, retrieved, question)
 
-    def _verify(self, claim: Claim, chunk: Chunk, retrieved: set[str]) -> CheckedClaim:
+    def _verify(
+        self, claim: Claim, chunk: Chunk, retrieved: set[str], question: str
+    ) -> CheckedClaim:
+        """The span check, then (if the quote is there) the grounding check."""
         verifier = self.library.verifier(chunk.doc_id)
         verification = verifier.verify(claim.quote, source=chunk.id, retrieved=retrieved)
-        return CheckedClaim(claim, verification, doc_id=chunk.doc_id)
+        grounding = (
+            check_grounding(claim.text, claim.quote, question) if verification.verified else None
+        )
+        return CheckedClaim(claim, verification, doc_id=chunk.doc_id, grounding=grounding)
 
-    @staticmethod
-    def _finish(
+    # -- 5. compose --------------------------------------------------------------------
+
+    def _compose(
+        self,
         question: str,
-        answer_text: str,
-        checked: list[CheckedClaim],
+        claims: list[CheckedClaim],
+        extractive: list[CheckedClaim],
         unsupported: list[str],
-        model: str,
-        mode: str,
         scope: list[str],
         metrics: AnswerMetrics,
         problem: str | None,
     ) -> Answer:
-        metrics.claims = len(checked)
-        metrics.exact = sum(c.verification.status == "exact" for c in checked)
-        metrics.fuzzy = sum(c.verification.status == "fuzzy" for c in checked)
-        metrics.miss = sum(c.verification.status == "miss" for c in checked)
+        """The model's claims first, then the evidence none of them quotes.
+
+        A claim whose quote verified but whose text the quote does not support
+        is shown as the quote's own words (``CheckedClaim.shown_text``), and
+        its sentence joins the unsupported list with the reason.
+        """
+        quoted = {c.verification.start for c in claims if c.verified}
+        final = list(claims)
+        final.extend(c for c in extractive if c.verification.start not in quoted)
+        final = unique_by(final, lambda c: (c.verification.start, c.verification.end, c.verified)
+                          if c.verified else claim_key(c.claim))
+        unsupported = list(unsupported)
+        for item in final:
+            if item.verified and not item.grounded and item.grounding is not None:
+                unsupported.append(
+                    f"{item.claim.text} (its quote does not say this: {item.grounding.reason})"
+                )
+        metrics.count(final)
         return Answer(
             question=question,
-            answer=answer_text.strip(),
-            claims=checked,
-            unsupported=unsupported,
-            model=model,
-            mode=mode,
+            answer=" ".join(item.shown_text for item in final).strip(),
+            claims=final,
+            unsupported=unique_by(unsupported, str.casefold),
+            model=self.backend.name if self.backend is not None else "none (passages)",
+            mode=self.mode,
             doc_ids=scope,
             metrics=metrics,
             problem=problem,
         )
 
+    def _not_found(
+        self, question: str, evidence: list[Evidence], scope: list[str], metrics: AnswerMetrics
+    ) -> Answer:
+        if evidence:
+            best = evidence[0]
+            reason = (
+                f"no passage holds enough of the question (the closest, on page "
+                f"{best.chunk.page_start}, has {best.coverage:.0%} of its key words)"
+            )
+        else:
+            reason = "no passage holds the question's key words"
+        metrics.count([])
+        return Answer(
+            question=question,
+            answer="The documents do not seem to answer this question: " + reason + ".",
+            claims=[],
+            unsupported=[],
+            model=self.backend.name if self.backend is not None else "none (passages)",
+            mode=self.mode,
+            doc_ids=scope,
+            metrics=metrics,
+            not_found=reason,
+        )
 
-def _dedupe(claims: list[CheckedClaim]) -> list[CheckedClaim]:
-    """Drop repeats a retry brings back (the parser already dropped the first answer's)."""
-    return unique_by(claims, lambda item: claim_key(item.claim))
+
+def _distinct(evidence: list[Evidence]) -> list[Evidence]:
+    """Evidence without repeats of the same sentence (boilerplate in several chunks)."""
+    return unique_by(evidence, lambda e: " ".join(e.text.split()).casefold())
 
 
-def _problem(parsed: ParsedOutput, generation: Generation) -> str | None:
-    if parsed.claims and not parsed.problems:
-        return None
-    if not generation.text.strip():
-        return "the model returned nothing"
-    if parsed.problems:
-        return "; ".join(parsed.problems)
-    return "the model gave no claims"
+def _problem(parsed: ParsedOutput, generation: Generation, stopped: str | None) -> str | None:
+    notes = []
+    if stopped and not stopped.startswith("the model gave the claims"):
+        notes.append(f"generation stopped early: {stopped}")
+    if not parsed.claims:
+        if not generation.text.strip():
+            notes.append("the model returned nothing")
+        elif not parsed.problems:
+            notes.append("the model gave no claims")
+    if parsed.problems and not (stopped and parsed.claims):
+        notes.extend(parsed.problems)
+    return "; ".join(notes) or None
 
 
 def reverify(library: Library, answer: Answer) -> Answer:
@@ -346,7 +399,8 @@ def reverify(library: Library, answer: Answer) -> Answer:
     A claim whose chunk still exists is verified against it. A claim whose
     chunk is gone (its document was re-extracted) is re-anchored by its quote
     in the same document, or marked as no longer verified: a stored link never
-    silently points at other text.
+    silently points at other text. Grounding is checked again for every claim
+    whose quote verifies.
     """
     checked = []
     for item in answer.claims:
@@ -357,7 +411,7 @@ def reverify(library: Library, answer: Answer) -> Answer:
             chunk = None
         if chunk is not None:
             verification = library.verifier(chunk.doc_id).verify(claim.quote, source=chunk.id)
-            checked.append(CheckedClaim(claim, verification, chunk.doc_id, item.retried))
+            checked.append(_regrounded(claim, verification, chunk.doc_id, item, answer))
             continue
         doc_id = item.doc_id
         try:
@@ -378,11 +432,8 @@ def reverify(library: Library, answer: Answer) -> Answer:
                 found,
                 reason=f"re-anchored: the cited chunk no longer exists; {found.reason}",
             )
-            checked.append(
-                CheckedClaim(
-                    replace(claim, source_id=found.chunk_id), anchored, doc_id, item.retried
-                )
-            )
+            moved = replace(claim, source_id=found.chunk_id)
+            checked.append(_regrounded(moved, anchored, doc_id, item, answer))
         else:
             lost = Verification(
                 "miss",
@@ -391,7 +442,20 @@ def reverify(library: Library, answer: Answer) -> Answer:
             )
             checked.append(CheckedClaim(claim, lost, doc_id, item.retried))
     metrics = replace(answer.metrics)
-    metrics.exact = sum(c.verification.status == "exact" for c in checked)
-    metrics.fuzzy = sum(c.verification.status == "fuzzy" for c in checked)
-    metrics.miss = sum(c.verification.status == "miss" for c in checked)
+    metrics.count(checked)
     return replace(answer, claims=checked, metrics=metrics)
+
+
+def _regrounded(
+    claim: Claim,
+    verification: Verification,
+    doc_id: str | None,
+    item: CheckedClaim,
+    answer: Answer,
+) -> CheckedClaim:
+    grounding = (
+        check_grounding(claim.text, claim.quote, answer.question)
+        if verification.verified
+        else None
+    )
+    return CheckedClaim(claim, verification, doc_id, item.retried, grounding)

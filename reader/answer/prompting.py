@@ -21,72 +21,18 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reader.ingest.chunking import sentence_spans
 from reader.records import Chunk
+from reader.retrieve.evidence import Evidence
 
 FREE = "free"
 CONSTRAINED = "constrained"
 PASSAGES = "passages"
 MODES = (CONSTRAINED, FREE, PASSAGES)
 
-MAX_CLAIMS = 4
+# A question is answered by one or two sentences; more claims from a small
+# model are repeats or drift.
+MAX_CLAIMS = 2
 MAX_PASSAGE_CHARS = 1600
-_QUESTION_WORD = re.compile(r"\w{3,}")
-_STOPWORDS = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "are",
-        "was",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "why",
-        "how",
-        "does",
-        "did",
-        "has",
-        "have",
-        "had",
-        "this",
-        "that",
-        "these",
-        "those",
-        "with",
-        "from",
-        "into",
-        "about",
-        "than",
-        "then",
-        "there",
-        "their",
-        "they",
-        "them",
-        "its",
-        "it's",
-        "you",
-        "your",
-        "our",
-        "can",
-        "could",
-        "would",
-        "should",
-        "will",
-        "shall",
-        "may",
-        "might",
-        "must",
-        "not",
-        "but",
-        "any",
-        "all",
-    ]
-)
 
 SYSTEM_PROMPT = (
     "You answer questions about documents using only the passages given. "
@@ -98,65 +44,29 @@ SYSTEM_PROMPT = (
 
 @dataclass(frozen=True)
 class Passage:
+    """What the model is shown under ``alias``: a chunk, or one sentence of it."""
+
     alias: str
     chunk: Chunk
+    sentence: str | None = None
 
     @property
     def text(self) -> str:
+        if self.sentence is not None:
+            return " ".join(self.sentence.split())
         return " ".join(self.chunk.text.split())[:MAX_PASSAGE_CHARS]
 
 
 def passages_for(chunks: Sequence[Chunk]) -> list[Passage]:
+    """Whole chunks as passages, for free quoting."""
     return [Passage(f"c{index}", chunk) for index, chunk in enumerate(chunks, start=1)]
 
 
-def question_words(question: str) -> set[str]:
-    return {
-        word
-        for word in (w.lower() for w in _QUESTION_WORD.findall(question))
-        if word not in _STOPWORDS
-    }
-
-
-def relevance(sentence: str, words: set[str]) -> int:
-    found = {w.lower() for w in _QUESTION_WORD.findall(sentence)}
-    return len(found & words)
-
-
-QUOTE_CANDIDATES = 12
-
-
-def candidate_quotes(
-    passages: Sequence[Passage], question: str, limit: int = QUOTE_CANDIDATES
-) -> list[tuple[str, str]]:
-    """``(alias, quote)`` candidates: sentences and pairs of consecutive sentences.
-
-    Ordered by how many of the question's words they hold (then by passage
-    rank and position), so the likeliest support comes first.
-    """
-    words = question_words(question)
-    scored: list[tuple[int, int, int, str, str]] = []
-    for rank, passage in enumerate(passages):
-        text = passage.text
-        spans = sentence_spans(text)
-        for index, (start, end) in enumerate(spans):
-            sentence = text[start:end]
-            if 12 <= len(sentence) <= 400:
-                scored.append((-relevance(sentence, words), rank, index, passage.alias, sentence))
-            if index + 1 < len(spans):
-                pair = text[start : spans[index + 1][1]]
-                if len(pair) <= 400:
-                    scored.append((-relevance(pair, words), rank, index, passage.alias, pair))
-    scored.sort(key=lambda item: (item[0], item[1], item[2], len(item[4])))
-    seen: set[tuple[str, str]] = set()
-    result = []
-    for _, _, _, alias, quote in scored:
-        if (alias, quote) not in seen:
-            seen.add((alias, quote))
-            result.append((alias, quote))
-        if len(result) >= limit:
-            break
-    return result
+def evidence_passages(evidence: Sequence[Evidence]) -> list[Passage]:
+    """One passage per evidence sentence, best first, for constrained quoting."""
+    return [
+        Passage(f"c{index}", item.chunk, item.text) for index, item in enumerate(evidence, start=1)
+    ]
 
 
 def _passage_block(passages: Sequence[Passage]) -> str:
@@ -166,11 +76,11 @@ def _passage_block(passages: Sequence[Passage]) -> str:
 def build_messages(question: str, passages: Sequence[Passage], mode: str) -> list[dict[str, str]]:
     if mode == CONSTRAINED:
         shape = (
-            'Reply with a JSON object with the key "claims": a list of objects, each with '
-            '"source_id" (the label of a passage, such as c1), "quote" (a sentence copied '
-            'from that passage that answers the question) and "text" (one sentence of your '
-            'answer that the quote supports); and the key "unsupported": a list of anything '
-            "you state that no passage supports."
+            'Reply with a JSON object with the key "claims": a list of one or two objects, '
+            'each with "source_id" (the label of the passage that answers the question, such '
+            'as c1), "quote" (that passage, copied) and "text" (a short sentence that answers '
+            "the question using the passage's own words); and the key \"unsupported\": a "
+            "list of anything you state that no passage supports."
         )
     else:
         shape = (
@@ -250,14 +160,12 @@ def free_grammar(passages: Sequence[Passage], claims_only: bool = False) -> str:
     )
 
 
-def constrained_grammar(
-    passages: Sequence[Passage], question: str, claims_only: bool = False
-) -> str:
-    candidates = candidate_quotes(passages, question)
-    if not candidates:
+def constrained_grammar(passages: Sequence[Passage], claims_only: bool = False) -> str:
+    """Each claim names a passage and quotes it whole; then its text, one sentence."""
+    if not passages:
         return free_grammar(passages, claims_only)
     picks = " | ".join(
-        _gbnf(f'{alias}", "quote": "') + " " + _json_content(quote) for alias, quote in candidates
+        _gbnf(f'{p.alias}", "quote": "') + " " + _json_content(p.text) for p in passages
     )
     claims = f'"[" claim ("," ws claim){{0,{MAX_CLAIMS - 1}}} "]"'
     if claims_only:

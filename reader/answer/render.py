@@ -6,10 +6,11 @@ from reader.records import Answer, CheckedClaim
 
 
 def _marked_prose(answer: Answer, marker: str) -> tuple[str, dict[int, int]]:
-    """The prose with a numbered marker after each verified claim's text.
+    """The prose with a numbered marker after each verified claim's shown text.
 
     Returns the prose and, for each verified claim's index, its marker number.
-    Unverified claims get no marker.
+    Unverified claims get no marker. The marker follows ``shown_text``: the
+    claim's words when the quote supports them, else the quote's own words.
     """
     prose = answer.answer
     numbers: dict[int, int] = {}
@@ -19,11 +20,12 @@ def _marked_prose(answer: Answer, marker: str) -> tuple[str, dict[int, int]]:
         if not item.verified:
             continue
         numbers[index] = len(numbers) + 1
-        found = prose.find(item.claim.text, cursor) if item.claim.text else -1
+        shown = item.shown_text
+        found = prose.find(shown, cursor) if shown else -1
         if found < 0:
-            found = prose.find(item.claim.text) if item.claim.text else -1
+            found = prose.find(shown) if shown else -1
         if found >= 0:
-            end = found + len(item.claim.text)
+            end = found + len(shown)
             inserts.append((end, marker.format(numbers[index])))
             cursor = end
     for position, text in sorted(inserts, reverse=True):
@@ -32,18 +34,31 @@ def _marked_prose(answer: Answer, marker: str) -> tuple[str, dict[int, int]]:
 
 
 def verification_summary(answer: Answer) -> str:
+    """"3 of 4 claims verified, 2 grounded (75%)"; or why there is nothing to check."""
     metrics = answer.metrics
     verified = metrics.exact + metrics.fuzzy
+    if answer.not_found is not None:
+        return "not found in the documents"
     if not metrics.claims:
         return "no claims to verify"
     rate = verified / metrics.claims
-    return f"{verified} of {metrics.claims} claims verified ({rate:.0%})"
+    return (
+        f"{verified} of {metrics.claims} claims verified, {metrics.grounded} grounded ({rate:.0%})"
+    )
 
 
 def _status_note(item: CheckedClaim) -> str:
-    if item.verification.status == "fuzzy":
-        return "fuzzy: the source text was damaged in extraction"
-    return item.verification.status
+    status = item.verification.status
+    if status == "fuzzy":
+        status = "fuzzy: the source text was damaged in extraction"
+    if not item.grounded:
+        status += "; shown as the quote: the claim was not grounded in it"
+    return status
+
+
+def ungrounded(answer: Answer) -> list[CheckedClaim]:
+    """Claims whose quote verified but whose own words the quote does not support."""
+    return [c for c in answer.claims if c.verified and not c.grounded]
 
 
 def render_text(answer: Answer, titles: dict[str, str] | None = None) -> str:
@@ -65,7 +80,7 @@ def render_text(answer: Answer, titles: dict[str, str] | None = None) -> str:
             )
     if answer.unsupported:
         lines.append("")
-        lines.append("Unsupported, by the model's own account:")
+        lines.append("Unsupported (the model's own list, and claims their quotes do not say):")
         lines.extend(f"- {text}" for text in answer.unsupported)
     if answer.problem:
         lines.append("")
@@ -87,6 +102,7 @@ def render_markdown(answer: Answer, titles: dict[str, str] | None = None) -> str
                 else f"page {item.verification.page}"
             )
             status = "verified" if item.verification.status == "exact" else "verified (fuzzy)"
+            status += ", grounded" if item.grounded else ", not grounded: shown as the quote"
             lines.append(f'[^{numbers[index]}]: {source}: "{item.claim.quote}" ({status})')
     failed = [item for item in answer.claims if not item.verified]
     if failed:
@@ -96,7 +112,7 @@ def render_markdown(answer: Answer, titles: dict[str, str] | None = None) -> str
             for item in failed
         ]
     if answer.unsupported:
-        lines += ["", "**Unsupported (the model's own list):**", ""]
+        lines += ["", "**Unsupported (the model's own list, and claims their quotes do not say):**", ""]
         lines += [f"- {text}" for text in answer.unsupported]
     lines += ["", f"_{verification_summary(answer)}; model: {answer.model}._", ""]
     return "\n".join(lines)

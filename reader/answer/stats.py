@@ -21,10 +21,13 @@ def _summary(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     verified = sum(int(r["exact"]) + int(r["fuzzy"]) for r in rows)
     fuzzy = sum(int(r["fuzzy"]) for r in rows)
     miss = sum(int(r["miss"]) for r in rows)
+    grounded = sum(int(r.get("grounded") or 0) for r in rows)
     return {
         "answers": len(rows),
         "claims": claims,
+        "not_found": sum(1 for r in rows if not r.get("answered", 1)),
         "verification_rate": round(verified / claims, 4) if claims else None,
+        "grounded_rate": round(grounded / claims, 4) if claims else None,
         "fuzzy_rate": round(fuzzy / claims, 4) if claims else None,
         "miss_rate": round(miss / claims, 4) if claims else None,
     }
@@ -49,6 +52,11 @@ def verification_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 "id": row["id"],
                 "created_at": row["created_at"],
                 "verification_rate": row["verification_rate"],
+                "grounded_rate": (
+                    round(int(row.get("grounded") or 0) / row["claims"], 4)
+                    if row["claims"]
+                    else None
+                ),
                 "claims": row["claims"],
                 "fuzzy": row["fuzzy"],
                 "miss": row["miss"],

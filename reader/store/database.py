@@ -7,6 +7,7 @@ workers receive the database path and open their own.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
@@ -17,7 +18,7 @@ import sqlite_utils
 from reader.errors import ChunkNotFoundError, DocumentNotFoundError, StoreError
 from reader.records import Answer, Chunk, Document, Heading, answer_from_json
 from reader.store.migrations import apply_migrations
-from reader.textnorm import search_form
+from reader.textnorm import porter_stem, search_form
 
 _CHUNK_COLUMNS = 'id, doc_id, seq, start, "end", text, heading, page_start, page_end'
 
@@ -228,6 +229,29 @@ class LibraryStore:
             raise ChunkNotFoundError(f"No chunk with id {chunk_id} in the library.")
         return _chunk_from_row(row)
 
+    def term_rarity(self, words: Iterable[str]) -> dict[str, float]:
+        """Inverse document frequency of each word over all chunks (BM25's idf).
+
+        Words are looked up by the index's Porter stem; a word no chunk holds
+        gets the highest weight.
+        """
+        words = list(words)
+        total = self.db.execute("SELECT count(*) FROM chunks").fetchone()[0] or 1
+        stems = {word: porter_stem(word) for word in words}
+        found: dict[str, int] = {}
+        unique = sorted(set(stems.values()))
+        if unique:
+            marks = ", ".join("?" for _ in unique)
+            found = dict(
+                self.db.execute(
+                    f"SELECT term, doc FROM chunks_vocab WHERE term IN ({marks})", unique
+                ).fetchall()
+            )
+        return {
+            word: math.log(1 + (total - found.get(s, 0) + 0.5) / (found.get(s, 0) + 0.5))
+            for word, s in stems.items()
+        }
+
     def chunks_by_rowid(self, rowids: Iterable[int]) -> dict[int, Chunk]:
         ids = list(rowids)
         if not ids:
@@ -248,8 +272,8 @@ class LibraryStore:
         with self.db.conn as conn:
             cursor = conn.execute(
                 "INSERT INTO answers (created_at, question, doc_ids, model, mode, claims, exact, "
-                "fuzzy, miss, verification_rate, seconds, prompt_tokens, completion_tokens, "
-                "payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "fuzzy, miss, grounded, answered, verification_rate, seconds, prompt_tokens, "
+                "completion_tokens, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     created,
                     answer.question,
@@ -260,6 +284,8 @@ class LibraryStore:
                     metrics.exact,
                     metrics.fuzzy,
                     metrics.miss,
+                    metrics.grounded,
+                    answer.not_found is None,
                     metrics.verification_rate,
                     metrics.seconds,
                     metrics.prompt_tokens,
@@ -301,6 +327,8 @@ class LibraryStore:
             "exact",
             "fuzzy",
             "miss",
+            "grounded",
+            "answered",
             "verification_rate",
             "seconds",
         ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import sqlite_utils
@@ -115,3 +116,36 @@ def create_answers(db: sqlite_utils.Database) -> None:
         "REFERENCES answers(id) ON DELETE CASCADE, doc_id TEXT NOT NULL)"
     )
     db.execute("CREATE INDEX answer_documents_by_doc ON answer_documents (doc_id)")
+
+
+@migration(3)
+def stem_the_index(db: sqlite_utils.Database) -> None:
+    """Index words by their Porter stem, so "licensing" finds "licences".
+
+    The index is rebuilt from the chunks table in place; the search form of
+    each chunk is recomputed the way ``LibraryStore`` writes it.
+    """
+    from reader.textnorm import search_form
+
+    db.execute("DROP TABLE chunks_fts")
+    db.execute(
+        "CREATE VIRTUAL TABLE chunks_fts USING fts5("
+        "text, heading, tokenize = 'porter unicode61 remove_diacritics 2')"
+    )
+    # How many chunks hold each stem: the rarity weights of evidence choice.
+    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS chunks_vocab USING fts5vocab(chunks_fts, row)")
+    rows = db.execute("SELECT rowid, text, heading FROM chunks").fetchall()
+    db.conn.executemany(
+        "INSERT INTO chunks_fts (rowid, text, heading) VALUES (?, ?, ?)",
+        (
+            (rowid, search_form(text), search_form(" > ".join(json.loads(heading))))
+            for rowid, text, heading in rows
+        ),
+    )
+
+
+@migration(4)
+def answers_grounded(db: sqlite_utils.Database) -> None:
+    """Per answer: how many claims were grounded, and whether it answered at all."""
+    db.execute("ALTER TABLE answers ADD COLUMN grounded INTEGER NOT NULL DEFAULT 0")
+    db.execute("ALTER TABLE answers ADD COLUMN answered INTEGER NOT NULL DEFAULT 1")

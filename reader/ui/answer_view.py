@@ -17,12 +17,16 @@ FUZZY_TIP = (
 
 
 def answer_html(answer: Answer, titles: dict[str, str] | None = None) -> str:
-    """HTML for an answer. Verified claims link to ``claim:N``; others have no link."""
+    """HTML for an answer. Verified claims link to ``claim:N``; others have no link.
+
+    The link sits on ``shown_text``: the claim's words if its quote supports
+    them, else the quote's own words.
+    """
     prose = answer.answer or ""
     pieces: list[tuple[int, int, int]] = []  # (start, end, claim index) in the prose
     cursor = 0
     for index, item in enumerate(answer.claims):
-        text = item.claim.text
+        text = item.shown_text
         if not item.verified or not text:
             continue
         found = prose.find(text, cursor)
@@ -57,6 +61,8 @@ def answer_html(answer: Answer, titles: dict[str, str] | None = None) -> str:
             title = (titles or {}).get(item.doc_id or "", "")
             where = f"{html.escape(title)}, page {page}" if title else f"page {page}"
             kind = " (fuzzy)" if item.verification.status == "fuzzy" else ""
+            if not item.grounded:
+                kind += " (the claim was not grounded in this quote, so the quote is shown)"
             out.append(
                 f'<li value="{numbers[index]}"><a href="claim:{index}">{where}</a>{kind}: '
                 f"&ldquo;{html.escape(item.claim.quote)}&rdquo;</li>"
@@ -72,7 +78,10 @@ def answer_html(answer: Answer, titles: dict[str, str] | None = None) -> str:
             )
         out.append("</ul>")
     if answer.unsupported:
-        out.append("<p><b>Unsupported</b>, by the model's own account:</p><ul>")
+        out.append(
+            "<p><b>Unsupported</b> (the model's own list, and claims their quotes do "
+            "not say):</p><ul>"
+        )
         out.extend(f"<li>{html.escape(text)}</li>" for text in answer.unsupported)
         out.append("</ul>")
     if answer.problem:

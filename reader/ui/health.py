@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 SERIES = (
     ("verification_rate", "verified", QColor(30, 140, 60)),
+    ("grounded_rate", "grounded", QColor(40, 90, 200)),
     ("fuzzy_rate", "fuzzy", QColor(210, 140, 0)),
     ("miss_rate", "miss", QColor(200, 50, 50)),
 )
@@ -78,9 +79,11 @@ class HealthPanel(QWidget):
     def set_stats(self, figures: dict[str, Any]) -> None:
         overall = figures["overall"]
         rate = overall["verification_rate"]
+        grounded = overall.get("grounded_rate")
         self.summary.setText(
             f"{overall['answers']} answers, {overall['claims']} claims; "
-            f"verification rate {'n/a' if rate is None else f'{rate:.0%}'}"
+            f"verification rate {'n/a' if rate is None else f'{rate:.0%}'}, "
+            f"grounded rate {'n/a' if grounded is None else f'{grounded:.0%}'}"
         )
         points = []
         for row in figures["per_answer"]:
@@ -90,6 +93,7 @@ class HealthPanel(QWidget):
             points.append(
                 {
                     "verification_rate": row["verification_rate"],
+                    "grounded_rate": row.get("grounded_rate"),
                     "fuzzy_rate": row["fuzzy"] / claims,
                     "miss_rate": row["miss"] / claims,
                 }

@@ -500,7 +500,7 @@ class MainWindow(QMainWindow):
             lines.append(partial.group(1).replace('\\"', '"').replace("\\n", "\n"))
         for item in self._streamed_claims:
             mark = "✓" if item.verified else "✗"
-            lines.append(f"{mark} {item.claim.text}")
+            lines.append(f"{mark} {item.shown_text}")
         if not lines:
             lines.append(f"Generating… {len(self._streamed_text)} characters")
         self.answer_view.show_text("\n\n".join(lines))

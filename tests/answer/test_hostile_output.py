@@ -83,3 +83,70 @@ def test_only_quotes_found_in_the_cited_retrieved_source_are_linked(
                 assert normalize_key(span) == normalize_key(item.claim.quote)
             else:
                 assert check.status == "fuzzy" and 0 < len(span) <= 2 * len(item.claim.quote) + 10
+
+
+other_words = st.sampled_from(
+    ["Napoleon", "1649", "never", "Paris", "the", "treaty", "signed", "not", "war", "ended",
+     "was", "in", "1648", "Utrecht", "bread", "price", "Congress", "modern", "state"]
+)
+grounding_claims = st.lists(
+    st.fixed_dictionaries(
+        {
+            "text": st.lists(other_words, min_size=1, max_size=8).map(" ".join),
+            "source_id": st.sampled_from(["c1", "c2", "c3"]),
+            "quote": true_quotes,
+        }
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(claims=grounding_claims)
+def test_no_marker_ever_stands_beside_words_the_quote_does_not_say(tmp_path_factory, claims):
+    """Terminal, Markdown and window HTML: a marker follows grounded words or the quote."""
+    import html as html_module
+    import re
+
+    from reader.answer.render import render_markdown, render_text
+    from reader.ui.answer_view import answer_html
+    from reader.verify.grounding import check_grounding
+
+    folder = tmp_path_factory.mktemp("grounding")
+    path = folder / "treaties.txt"
+    path.write_text(TREATY, encoding="utf-8")
+    output = json.dumps({"answer": "", "claims": claims, "unsupported": []})
+    with Library(folder / "library.db") as library:
+        doc_id = library.ingest(path).doc_id
+        backend = ScriptedBackend().enqueue(output, json.dumps({"claims": []}))
+        answer = Answerer(library, backend, mode="free").ask(QUESTION, [doc_id])
+
+    def allowed(index: int, marked: str) -> None:
+        item = answer.claims[index]
+        assert item.verified
+        quote_shown = f"\u201c{item.claim.quote.strip()}\u201d"
+        if marked == quote_shown:
+            return
+        assert marked == item.claim.text
+        assert check_grounding(item.claim.text, item.claim.quote, QUESTION).grounded
+
+    linked = [i for i, item in enumerate(answer.claims) if item.verified]
+    page = answer_html(answer)
+    anchors = re.findall(r'<a href="claim:(\d+)" style="[^"]*">(.*?)</a><sup>', page)
+    assert sorted(int(i) for i, _ in anchors) == linked
+    for index, text in anchors:
+        allowed(int(index), html_module.unescape(text))
+
+    for rendered, marker in ((render_text(answer), " [{}]"), (render_markdown(answer), "[^{}]")):
+        prose = rendered.split("\n")[2 if rendered.startswith("## ") else 0]
+        for number, index in enumerate(linked, start=1):
+            mark = marker.format(number)
+            assert mark in prose
+            before = prose[: prose.index(mark)]
+            shown = answer.claims[index].shown_text
+            assert before.endswith(shown)
+            allowed(index, shown)
+    for item in answer.claims:
+        if item.verified and not item.grounded:
+            assert any(item.claim.text in text for text in answer.unsupported)

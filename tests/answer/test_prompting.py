@@ -3,12 +3,13 @@ import pytest
 
 from reader.answer.prompting import (
     build_messages,
-    candidate_quotes,
     constrained_grammar,
+    evidence_passages,
     free_grammar,
     passages_for,
 )
 from reader.records import Chunk
+from reader.retrieve.evidence import choose_evidence
 
 TRICKY = (
     'He said "stop" and left. A back\\slash and a tab\there. Unicode: café, 中文, ﬁ. '
@@ -24,30 +25,36 @@ def make_passages():
     return passages_for(chunks)
 
 
+def evidence_for(question):
+    chunks = [p.chunk for p in make_passages()]
+    return choose_evidence(question, chunks, lambda terms: {t: 1.0 for t in terms})
+
+
 @pytest.mark.parametrize("claims_only", [False, True])
 def test_grammars_compile_in_llama_cpp(claims_only):
     passages = make_passages()
+    evidence = evidence_passages(evidence_for("Why did rates rise in 2020?"))
     for grammar in (
-        constrained_grammar(passages, "Why did rates rise?", claims_only=claims_only),
+        constrained_grammar(evidence, claims_only=claims_only),
         free_grammar(passages, claims_only=claims_only),
     ):
         assert llama_cpp.LlamaGrammar.from_string(grammar, verbose=False) is not None
 
 
-def test_constrained_grammar_offers_only_passage_sentences():
-    passages = make_passages()
-    candidates = candidate_quotes(passages, "Why did rates rise?")
-    quotes = {quote for _, quote in candidates}
-    assert "Rates rose 3.5 per cent in 2020!" in quotes
-    assert "Rates are set by the central bank each month." in quotes
-    for alias, quote in candidates:
-        text = next(p.text for p in passages if p.alias == alias)
-        assert quote in text
+def test_constrained_grammar_offers_only_the_evidence_sentences():
+    evidence = evidence_for("Why did rates rise in 2020?")
+    passages = evidence_passages(evidence)
+    assert passages[0].text == "Rates rose 3.5 per cent in 2020!"
+    grammar = constrained_grammar(passages)
+    assert "Rates rose 3.5 per cent in 2020!" in grammar
+    assert "Rates are set by the central bank each month." not in grammar or len(passages) > 1
+    for passage in passages:
+        assert passage.text in " ".join(passage.chunk.text.split())
 
 
-def test_candidates_are_ordered_by_relevance():
-    candidates = candidate_quotes(make_passages(), "How are rates set by the central bank?")
-    assert candidates[0] == ("c2", "Rates are set by the central bank each month.")
+def test_evidence_is_ordered_by_relevance():
+    evidence = evidence_for("How are rates set by the central bank?")
+    assert evidence[0].text == "Rates are set by the central bank each month."
 
 
 def test_prompt_names_passages_by_alias_in_rank_order():

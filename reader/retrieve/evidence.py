@@ -1,0 +1,142 @@
+"""Choosing evidence: the sentences of the retrieved passages that answer a question.
+
+Chunk search finds the right neighbourhood; the answer is usually one
+sentence in it. Each sentence of the candidate chunks is scored by the
+question's content words it holds (matched by stem, weighted by how rare the
+word is in the library), with boosts for words that stand together as in the
+question, for the kind of answer the question asks for (a number for "how
+many", a year for "when") and for the chunk's own search rank. The best
+sentences become the evidence shown first and the quotes the model may use.
+
+``coverage`` (the share of the question's weighted words a sentence holds)
+is what decides that the documents do not answer at all.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from reader.ingest.chunking import sentence_spans
+from reader.records import Chunk
+from reader.verify.grounding import STOPWORDS, stem, words
+
+MIN_SENTENCE_CHARS = 25
+MAX_SENTENCE_CHARS = 420
+# Below this share of the question's weighted words, no sentence answers.
+MIN_COVERAGE = 0.45
+
+_QUESTION_FORMS = frozenset(
+    "what which who whom whose when where why how does did do is are was were can could "
+    "tell explain describe give list name mean meaning define definition kind type".split()
+)
+_NUMBER = re.compile(r"\d")
+_YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
+_LEADER_DOTS = re.compile(r"(?:\.\s?){4,}|_{4,}")
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """A sentence of a chunk, verbatim: ``chunk.text[start:end] == text``."""
+
+    chunk: Chunk
+    start: int
+    end: int
+    text: str
+    score: float
+    coverage: float
+
+
+def question_terms(question: str) -> list[str]:
+    """The question's content words, in order, without question forms."""
+    seen: list[str] = []
+    for token in words(question):
+        if token in STOPWORDS or token in _QUESTION_FORMS or len(token) < 2:
+            continue
+        if token not in seen:
+            seen.append(token)
+    return seen
+
+
+def _expected_kind(question: str) -> str | None:
+    lowered = question.lower()
+    if re.search(r"\bhow (many|much|long|old|often|large|big|far)\b|\bwhat (percentage|share|"
+                 r"proportion|number|rate|amount|size)\b|\bhow high\b", lowered):
+        return "number"
+    if re.search(r"\b(when|what year|which year|what date|in what year)\b", lowered):
+        return "year"
+    if re.search(r"\b(who|whom|whose)\b", lowered):
+        return "name"
+    return None
+
+
+def choose_evidence(
+    question: str,
+    ranked_chunks: Sequence[Chunk],
+    rarity: Callable[[list[str]], dict[str, float]],
+    limit: int = 4,
+) -> list[Evidence]:
+    """The best sentences of ``ranked_chunks`` (best chunk first), best first.
+
+    ``rarity`` maps question terms to a weight (inverse document frequency).
+    """
+    terms = question_terms(question)
+    if not terms:
+        return []
+    term_stems = [stem(term) for term in terms]
+    weights = rarity(terms)
+    weight_of = {s: max(weights.get(t, 1.0), 0.1) for t, s in zip(terms, term_stems, strict=True)}
+    total = sum(weight_of.values())
+    pairs = {(a, b) for a, b in zip(term_stems, term_stems[1:], strict=False)}
+    kind = _expected_kind(question)
+
+    scored: list[Evidence] = []
+    for rank, chunk in enumerate(ranked_chunks):
+        heading_stems = {stem(t) for t in words(chunk.heading_path)}
+        for start, end in sentence_spans(chunk.text):
+            sentence = chunk.text[start:end]
+            if not MIN_SENTENCE_CHARS <= len(sentence) <= MAX_SENTENCE_CHARS:
+                continue
+            if _LEADER_DOTS.search(sentence):
+                continue  # a table of contents line, not prose
+            sentence_stems = [stem(t) for t in words(sentence)]
+            present = set(sentence_stems) & weight_of.keys()
+            if not present:
+                continue
+            matched = sum(weight_of[s] for s in present)
+            coverage = matched / total
+            adjacent = sum(
+                1 for a, b in zip(sentence_stems, sentence_stems[1:], strict=False)
+                if (a, b) in pairs
+            )
+            in_heading = sum(weight_of[s] for s in heading_stems & weight_of.keys())
+            score = (
+                coverage
+                + 0.15 * min(adjacent, 3)
+                + 0.1 * (in_heading / total)
+                + _kind_bonus(kind, sentence)
+                - 0.02 * rank
+                # Long sentences hold more words by chance.
+                - 0.05 * math.log(max(len(sentence_stems), 8) / 8)
+            )
+            scored.append(Evidence(chunk, start, end, sentence, score, coverage))
+    scored.sort(key=lambda e: (-e.score, e.chunk.seq, e.start))
+    return scored[:limit]
+
+
+def _kind_bonus(kind: str | None, sentence: str) -> float:
+    if kind == "number" and _NUMBER.search(sentence):
+        return 0.15
+    if kind == "year" and _YEAR.search(sentence):
+        return 0.15
+    if kind == "name" and _NAME.search(sentence):
+        return 0.05
+    return 0.0
+
+
+def answers_question(evidence: Sequence[Evidence]) -> bool:
+    """Whether the best evidence holds enough of the question to answer it."""
+    return bool(evidence) and evidence[0].coverage >= MIN_COVERAGE

@@ -1,0 +1,248 @@
+"""Does a claim say only what its quote says?
+
+The span verifier proves that a quote is in the source. That is not enough to
+link a claim: a model can pair a real quote with a sentence the quote does not
+support, and the link would lend that sentence the source's authority. This
+check runs after the quote verifies and decides, word by word, whether the
+claim's text is grounded in the quote:
+
+- every number in the claim occurs in the quote ("1,000" and "1000" are the
+  same number; "three" and "3" too), whatever the question said;
+- a negation in the claim ("not", "never", "n't", "without"...) is matched by
+  one in the quote, and a negation in the part of the quote the claim draws on
+  is kept by the claim (a dropped "not" turns the statement around);
+- every other content word of the claim, names included, occurs in the quote
+  up to inflection (Snowball stems: "licences" matches "licence", "charged"
+  matches "charge") and case, or only restates a word of the question;
+- and the claim says something of the quote's beyond the question's words.
+
+It is deterministic, explainable (the reason names the words that are not in
+the quote) and fast. What it cannot see: words in the quote in another order
+("Alice paid Bob" against "Bob paid Alice") pass, as they share every word.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import snowballstemmer
+
+from reader.records import Grounding
+from reader.textnorm import normalize_key
+
+_WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*", re.UNICODE)
+_NUMBER = re.compile(r"^[0-9]+(?:[.,][0-9]+)*$")
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CLAUSE_BREAK = re.compile(r"[,;:.!?()]|\s(?:but|however|although|though|whereas|while)\s")
+
+NEGATIONS = frozenset(
+    "not no never none nor neither cannot without nobody nothing nowhere "
+    .split()
+)
+_NUMBER_WORDS = {
+    word: str(value)
+    for value, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+_NUMBER_WORDS.update(
+    {"thirty": "30", "forty": "40", "fifty": "50", "hundred": "100", "thousand": "1000"}
+)
+
+# Function words: a claim may add or drop these without saying anything new.
+STOPWORDS = frozenset(
+    """
+    a an the this that these those there here it its itself they them their theirs
+    he him his she her hers we us our ours you your yours i me my mine one ones
+    is are was were be been being am do does did doing done has have had having
+    will would shall should can could may might must ought
+    and or but if then than so as of at by for with from to into onto in on upon
+    about above below over under between among through during before after since
+    until while because though although whether also too very just only even
+    both each either every all any some such same other another more most less
+    least much many few several own what which who whom whose when where why how
+    s t d ll m re ve etc ie eg
+    according said says say states stated stating mentions mentioned describes
+    described document documents passage passages text source sources quote
+    """.split()
+)
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> snowballstemmer.stemmer:
+    return snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Snowball stem of a lower-case word (inflections share a stem)."""
+    return str(_stemmer().stemWord(word))
+
+
+def _number_value(token: str) -> str | None:
+    if _NUMBER.match(token):
+        # "1,000" and "1000" are one number; "1.5" keeps its point.
+        return token.replace(",", "")
+    return _NUMBER_WORDS.get(token)
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` in matching form: folded like quotes are, lower case.
+
+    A run of CJK characters becomes one word per character, since those
+    scripts do not separate words with spaces.
+    """
+    folded = normalize_key(text).replace("n't", " not").replace("'", " ")
+    tokens: list[str] = []
+    for token in _WORD.findall(folded):
+        if _CJK_RUN.search(token):
+            tokens.extend(char for char in token if not char.isspace())
+        else:
+            tokens.append(token.strip(".,"))
+    return [token for token in tokens if token]
+
+
+@dataclass(frozen=True, slots=True)
+class _Vocabulary:
+    """What a piece of text offers to support a claim: words, stems, numbers."""
+
+    words: frozenset[str]
+    stems: frozenset[str]
+    numbers: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> _Vocabulary:
+        tokens = words(text)
+        numbers = {value for value in map(_number_value, tokens) if value is not None}
+        return cls(frozenset(tokens), frozenset(stem(t) for t in tokens), frozenset(numbers))
+
+    def has(self, token: str) -> bool:
+        return token in self.words or stem(token) in self.stems
+
+
+def _has_negation(tokens: list[str]) -> str | None:
+    return next((token for token in tokens if token in NEGATIONS), None)
+
+
+# "not", "no" and "cannot" negate alike; "never", "without"... say more.
+_NEGATION_FAMILY = {"no": "not", "cannot": "not"}
+
+
+def _negations(tokens: list[str]) -> set[tuple[str, str | None]]:
+    """(negation, stem of the first content word after it) for each negation."""
+    found = set()
+    for index, token in enumerate(tokens):
+        if token in NEGATIONS:
+            negated = next(
+                (stem(t) for t in tokens[index + 1 :] if t not in STOPWORDS and t not in NEGATIONS),
+                None,
+            )
+            found.add((_NEGATION_FAMILY.get(token, token), negated))
+    return found
+
+
+def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
+    """Is every number, negation, name and content word of ``claim`` in ``quote``?
+
+    Words of ``question`` are allowed where the claim only restates them, but
+    not numbers or negations: those change what a statement says.
+    """
+    claim_tokens = words(claim)
+    if not claim_tokens:
+        return Grounding(False, "the claim is empty")
+    source = _Vocabulary.of(quote)
+    asked = _Vocabulary.of(question)
+    missing: list[str] = []
+    kinds: dict[str, str] = {}
+    supported_by_quote = 0
+    for token in claim_tokens:
+        value = _number_value(token)
+        if value is not None:
+            if value not in source.numbers and not (
+                token in _NUMBER_WORDS and source.has(token)
+            ):
+                kinds.setdefault(token, "number")
+            else:
+                supported_by_quote += 1
+            continue
+        if token in NEGATIONS or token in STOPWORDS:
+            continue
+        if source.has(token):
+            supported_by_quote += 1
+        elif not asked.has(token):
+            kinds.setdefault(token, "word")
+    missing = list(kinds)
+    problems = []
+    if missing:
+        listed = ", ".join(f"'{token}'" for token in missing[:8])
+        more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
+        numbers = [token for token in missing if kinds[token] == "number"]
+        what = "numbers and words" if numbers and len(numbers) < len(missing) else (
+            "numbers" if numbers else "words"
+        )
+        problems.append(f"{what} not in the quote: {listed}{more}")
+    claim_negations = _negations(claim_tokens)
+    quote_negations = _negations(words(quote))
+    added = sorted(n for n, _ in claim_negations - quote_negations)
+    quote_negation = _negation_in_drawn_clauses(quote, claim_tokens)
+    if added:
+        problems.append(f"the claim says '{added[0]}' where the quote does not")
+    elif quote_negation and not claim_negations:
+        problems.append(f"the quote says '{quote_negation}' and the claim drops it")
+    if not problems and supported_by_quote == 0:
+        problems.append("the claim only restates the question")
+    if problems:
+        return Grounding(False, "; ".join(problems), tuple(missing))
+    return Grounding(True, "every word of the claim is in the quote")
+
+
+def _negation_in_drawn_clauses(quote: str, claim_tokens: list[str]) -> str | None:
+    """A negation of the quote whose negated words the claim states without it.
+
+    The negated word is the first content word after the negation; the claim
+    draws on that negated statement when it has that word and another content
+    word of the same clause ("did not approve the budget" against "approved
+    the budget"), but not when it only shares the clause's other half ("play
+    recordings without permission" against "play recordings").
+    """
+    claim_stems = {stem(t) for t in claim_tokens if t not in STOPWORDS and t not in NEGATIONS}
+    for clause in _CLAUSE_BREAK.split(normalize_key(quote)):
+        tokens = words(clause)
+        content = {stem(t) for t in tokens if t not in STOPWORDS and t not in NEGATIONS}
+        for index, token in enumerate(tokens):
+            if token not in NEGATIONS:
+                continue
+            negated = next(
+                (stem(t) for t in tokens[index + 1 :] if t not in STOPWORDS and t not in NEGATIONS),
+                None,
+            )
+            if negated is None or negated not in claim_stems:
+                continue
+            others = content - {negated}
+            if not others or others & claim_stems:
+                return token
+    return None
+
+
+def clause_containing(quote: str, wanted: list[str]) -> str:
+    """The shortest clause of ``quote`` holding the most of ``wanted``'s stems.
+
+    Used to state an answer in the source's own words: the clause that answers
+    rather than the whole sentence. Falls back to the whole quote.
+    """
+    wanted_stems = {stem(w) for w in wanted if w not in STOPWORDS}
+    if not wanted_stems:
+        return quote
+    best = quote
+    best_score = sum(1 for t in set(words(quote)) if stem(t) in wanted_stems)
+    for piece in re.split(r"(?<=[;:])\s+", quote):
+        piece = piece.strip()
+        if len(piece) < 25:
+            continue
+        score = sum(1 for t in set(words(piece)) if stem(t) in wanted_stems)
+        if score >= best_score and len(piece) < len(best):
+            best, best_score = piece, score
+    return best
