@@ -27,6 +27,9 @@ MIN_SENTENCE_CHARS = 25
 MAX_SENTENCE_CHARS = 420
 # Below this share of the question's weighted words, no sentence answers.
 MIN_COVERAGE = 0.45
+# How much the sentences around a candidate count: the answer often sits
+# beside the sentence that names the topic.
+CONTEXT_WEIGHT = 0.3
 
 _QUESTION_FORMS = frozenset(
     "what which who whom whose when where why how does did do is are was were can could "
@@ -36,6 +39,12 @@ _NUMBER = re.compile(r"\d")
 _YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
 _LEADER_DOTS = re.compile(r"(?:\.\s?){4,}|_{4,}")
+_SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
+_REASON = re.compile(
+    r"\b(because|since|so that|due to|attributed|in order to|as a result|reason|"
+    r"intended to|aims? to|designed to|simplif|allows?|enables?)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +79,8 @@ def _expected_kind(question: str) -> str | None:
         return "year"
     if re.search(r"\b(who|whom|whose)\b", lowered):
         return "name"
+    if re.search(r"\b(why|what for|purpose|goal|aim)\b", lowered):
+        return "reason"
     return None
 
 
@@ -96,40 +107,67 @@ def choose_evidence(
     scored: list[Evidence] = []
     for rank, chunk in enumerate(ranked_chunks):
         heading_stems = {stem(t) for t in words(chunk.heading_path)}
-        for start, end in sentence_spans(chunk.text):
-            sentence = chunk.text[start:end]
-            if not MIN_SENTENCE_CHARS <= len(sentence) <= MAX_SENTENCE_CHARS:
-                continue
-            if _LEADER_DOTS.search(sentence):
-                continue  # a table of contents line, not prose
-            sentence_stems = [stem(t) for t in words(sentence)]
-            present = set(sentence_stems) & weight_of.keys()
-            if not present:
-                continue
-            matched = sum(weight_of[s] for s in present)
-            coverage = matched / total
-            adjacent = sum(
-                1 for a, b in zip(sentence_stems, sentence_stems[1:], strict=False)
-                if (a, b) in pairs
-            )
-            in_heading = sum(weight_of[s] for s in heading_stems & weight_of.keys())
-            score = (
-                coverage
-                + 0.15 * min(adjacent, 3)
-                + 0.1 * (in_heading / total)
-                + _kind_bonus(kind, sentence)
-                - 0.02 * rank
-                # Long sentences hold more words by chance.
-                - 0.05 * math.log(max(len(sentence_stems), 8) / 8)
-            )
-            scored.append(Evidence(chunk, start, end, sentence, score, coverage))
+        in_heading = sum(weight_of[s] for s in heading_stems & weight_of.keys()) / total
+        spans = [
+            (start, end)
+            for start, end in sentence_spans(chunk.text)
+            if not _LEADER_DOTS.search(chunk.text[start:end])  # a table of contents line
+        ]
+        stems = [[stem(t) for t in words(chunk.text[start:end])] for start, end in spans]
+        # A sentence alone, or with the next one: the answer often follows the
+        # sentence that names the topic ("They demanded $12,000...").
+        for index, (start, _) in enumerate(spans):
+            for last in (index, index + 1):
+                if last >= len(spans):
+                    continue
+                end = spans[last][1]
+                text = chunk.text[start:end]
+                if not MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS:
+                    continue
+                unit = [s for piece in stems[index : last + 1] for s in piece]
+                present = set(unit) & weight_of.keys()
+                if not present:
+                    continue
+                coverage = sum(weight_of[s] for s in present) / total
+                around = {
+                    s for piece in stems[max(0, index - 2) : last + 3] for s in piece
+                } & weight_of.keys()
+                context = sum(weight_of[s] for s in around) / total
+                adjacent = sum(1 for a, b in zip(unit, unit[1:], strict=False) if (a, b) in pairs)
+                score = (
+                    coverage
+                    + CONTEXT_WEIGHT * context
+                    + 0.15 * min(adjacent, 3)
+                    + 0.1 * in_heading
+                    + _kind_bonus(kind, text)
+                    - 0.02 * rank
+                    # Longer quotes hold more words by chance.
+                    - 0.05 * math.log(max(len(unit), 12) / 12)
+                    - (0.2 if not _SENTENCE_END.search(text) else 0.0)
+                )
+                scored.append(Evidence(chunk, start, end, text, score, coverage))
     scored.sort(key=lambda e: (-e.score, e.chunk.seq, e.start))
-    return scored[:limit]
+    return _without_overlaps(scored)[:limit]
+
+
+def _without_overlaps(evidence: list[Evidence]) -> list[Evidence]:
+    """Best first, dropping any candidate that overlaps a better one."""
+    kept: list[Evidence] = []
+    taken: dict[str, list[tuple[int, int]]] = {}
+    for item in evidence:
+        spans = taken.setdefault(item.chunk.id, [])
+        if any(item.start < end and start < item.end for start, end in spans):
+            continue
+        spans.append((item.start, item.end))
+        kept.append(item)
+    return kept
 
 
 def _kind_bonus(kind: str | None, sentence: str) -> float:
     if kind == "number" and _NUMBER.search(sentence):
         return 0.15
+    if kind == "reason" and _REASON.search(sentence):
+        return 0.1
     if kind == "year" and _YEAR.search(sentence):
         return 0.15
     if kind == "name" and _NAME.search(sentence):
