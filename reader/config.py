@@ -26,9 +26,9 @@ SETTINGS_DEFAULTS: dict[str, object] = {
     "model": None,  # a GGUF path or a file name in the models folder; None: the default
     "server_url": None,  # an OpenAI-compatible server; None: run the model in-process
     "model_name": None,  # the model to ask the server for
-    "threads": None,  # None: as many as the machine has, up to 8
+    "threads": None,  # None: the cores no other program is busy on (up to 8), per generation
     "context_size": 4096,
-    "mode": "constrained",
+    "mode": "auto",
 }
 
 

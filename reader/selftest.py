@@ -119,7 +119,11 @@ def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResul
                     result.chunks = ingested.chunks
                     doc_id = ingested.doc_id
                 with step("answer"):
-                    answer = Answerer(library, backend).ask(SAMPLE_QUESTION, [doc_id])
+                    # Constrained, not "auto": the self-test is there to show that
+                    # the model itself runs and its claims check out.
+                    answer = Answerer(library, backend, mode="constrained").ask(
+                        SAMPLE_QUESTION, [doc_id]
+                    )
                     result.claims = len(answer.claims)
                     if not answer.claims:
                         raise SelftestFailed(

@@ -17,8 +17,10 @@ history are not touched). Figures, per run:
 - ``yield``: answerable questions with at least one verified claim;
 - ``evidence_hit``: answerable questions where a verified span overlaps the
   gold evidence (a check on offsets, not on wording);
-- ``answer_stated``: answerable questions where a grounded, linked claim's
-  shown words contain a gold answer;
+- ``answer_stated``: answerable questions where a linked claim's shown words
+  (the claim's own when grounded, else its quote's) contain a gold answer;
+- ``model_stated``: the same, counting only grounded sentences a model wrote
+  (not the evidence sentences given as claims);
 - ``verification_rate``: verified claims among all claims;
 - ``grounded_share``: grounded claims among verified ones;
 - ``abstained``: unanswerable questions answered "not found";
@@ -56,6 +58,7 @@ class EvalItem:
     evidence: list[str] = field(default_factory=list)
     gold_spans: list[tuple[int, int]] = field(default_factory=list)
     id: str = ""
+    kind: str = ""  # of an unanswerable question: "near-miss", "off-topic"...
 
 
 def load_items(path: Path) -> list[EvalItem]:
@@ -81,6 +84,7 @@ def _reader_items(path: Path, data: dict[str, Any]) -> list[EvalItem]:
             document=corpus / q["document"],
             evidence=list(q.get("evidence", [])),
             id=str(q.get("id", "")),
+            kind=str(q.get("kind", "")),
         )
         for q in data["questions"]
     ]
@@ -143,8 +147,9 @@ def evaluate(
     seconds: list[float] = []
     first_evidence: list[float] = []
     answerable = unanswerable = 0
-    yielded = hit = stated = abstained = false_not_found = at_4 = at_10 = 0
+    yielded = hit = stated = model_stated = abstained = false_not_found = at_4 = at_10 = 0
     claims = verified = grounded = 0
+    by_kind: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory() as folder, Library(Path(folder) / "eval.db") as library:
         answerer = Answerer(library, backend, mode=mode, record=False)
         documents: dict[str, str] = {}
@@ -179,8 +184,14 @@ def evaluate(
                 row["yield"] = bool(linked)
                 row["evidence_hit"] = any(_overlaps(s, g) for s in spans for g in gold)
                 row["answer_stated"] = any(
-                    _contains_answer(c.shown_text, item.answers) for c in linked if c.grounded
+                    _contains_answer(c.shown_text, item.answers) for c in linked
                 )
+                row["model_stated"] = any(
+                    _contains_answer(c.claim.text, item.answers)
+                    for c in linked
+                    if c.grounded and c.claim.text.split() != c.claim.quote.split()
+                )
+                model_stated += row["model_stated"]
                 yielded += row["yield"]
                 hit += row["evidence_hit"]
                 stated += row["answer_stated"]
@@ -194,6 +205,9 @@ def evaluate(
             else:
                 unanswerable += 1
                 abstained += answer.not_found is not None
+                counts = by_kind.setdefault(item.kind or "unanswerable", [0, 0])
+                counts[0] += answer.not_found is not None
+                counts[1] += 1
             if details is not None:
                 details.append(row)
             if progress is not None:
@@ -208,9 +222,11 @@ def evaluate(
         "yield": _ratio(yielded, answerable),
         "evidence_hit": _ratio(hit, answerable),
         "answer_stated": _ratio(stated, answerable),
+        "model_stated": _ratio(model_stated, answerable),
         "verification_rate": _ratio(verified, claims),
         "grounded_share": _ratio(grounded, verified),
         "abstained": _ratio(abstained, unanswerable),
+        "abstained_by_kind": {kind: f"{done}/{total}" for kind, (done, total) in by_kind.items()},
         "false_not_found": _ratio(false_not_found, answerable),
         "retrieval_at_4": _ratio(at_4, answerable),
         "retrieval_at_10": _ratio(at_10, answerable),

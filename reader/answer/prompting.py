@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from reader.records import Chunk
 from reader.retrieve.evidence import Evidence
 
+AUTO = "auto"
 FREE = "free"
 CONSTRAINED = "constrained"
 PASSAGES = "passages"
-MODES = (CONSTRAINED, FREE, PASSAGES)
+MODES = (AUTO, CONSTRAINED, FREE, PASSAGES)
 
 # A question is answered by one or two sentences; more claims from a small
 # model are repeats or drift.

@@ -8,8 +8,12 @@ question, for the kind of answer the question asks for (a number for "how
 many", a year for "when") and for the chunk's own search rank. The best
 sentences become the evidence shown first and the quotes the model may use.
 
-``coverage`` (the share of the question's weighted words a sentence holds)
-is what decides that the documents do not answer at all.
+When even the best sentence holds fewer than two of the question's content
+words (one, for a one-word question), the documents are judged not to answer
+it: what was found shares a word with the question by chance. Questions that
+only miss their point ("How many GPU hours...?" against a report that gives
+every figure but that one) pass this test; telling those apart takes
+understanding the question, which no lexical rule has.
 """
 
 from __future__ import annotations
@@ -25,8 +29,9 @@ from reader.verify.grounding import STOPWORDS, stem, words
 
 MIN_SENTENCE_CHARS = 25
 MAX_SENTENCE_CHARS = 420
-# Below this share of the question's weighted words, no sentence answers.
-MIN_COVERAGE = 0.45
+# Fewer of the question's distinct content words than this in the best
+# evidence: the documents do not answer the question.
+MIN_MATCHED_TERMS = 2
 # How much the sentences around a candidate count: the answer often sits
 # beside the sentence that names the topic.
 CONTEXT_WEIGHT = 0.3
@@ -56,7 +61,9 @@ class Evidence:
     end: int
     text: str
     score: float
-    coverage: float
+    coverage: float  # share of the question's weighted content words it holds
+    matched: int  # how many distinct content words of the question it holds
+    asked: int  # how many distinct content words the question has
 
 
 def question_terms(question: str) -> list[str]:
@@ -145,7 +152,9 @@ def choose_evidence(
                     - 0.05 * math.log(max(len(unit), 12) / 12)
                     - (0.2 if not _SENTENCE_END.search(text) else 0.0)
                 )
-                scored.append(Evidence(chunk, start, end, text, score, coverage))
+                scored.append(
+                    Evidence(chunk, start, end, text, score, coverage, len(present), len(weight_of))
+                )
     scored.sort(key=lambda e: (-e.score, e.chunk.seq, e.start))
     return _without_overlaps(scored)[:limit]
 
@@ -177,4 +186,7 @@ def _kind_bonus(kind: str | None, sentence: str) -> float:
 
 def answers_question(evidence: Sequence[Evidence]) -> bool:
     """Whether the best evidence holds enough of the question to answer it."""
-    return bool(evidence) and evidence[0].coverage >= MIN_COVERAGE
+    if not evidence:
+        return False
+    best = evidence[0]
+    return best.matched >= min(MIN_MATCHED_TERMS, best.asked)

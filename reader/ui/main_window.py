@@ -445,7 +445,7 @@ class MainWindow(QMainWindow):
     def ask(self, question: str, doc_ids: list[str] | None) -> Task:
         database = self.database
         factory = self.backend_factory
-        mode = str(load_settings().get("mode") or "constrained")
+        mode = str(load_settings().get("mode") or "auto")
         self._streamed_claims = []
         self._streamed_text = ""
         self.answer = None
@@ -456,17 +456,16 @@ class MainWindow(QMainWindow):
         self.cancel_button.setEnabled(True)
 
         def work(report: Callable[[Any], None], cancel: threading.Event) -> Answer:
-            report(Status("loading model"))
             backend = factory()
-            load = getattr(backend, "load", None)
-            if load is not None:
-                load()
-            if cancel.is_set():
-                raise TaskCancelled("Cancelled.")
             with Library(database) as library:
-                return Answerer(library, backend, mode=mode).ask(
-                    question, doc_ids, on_event=report, cancel=cancel
-                )
+                answerer = Answerer(library, backend, mode=mode)
+                load = getattr(backend, "load", None)
+                if load is not None and answerer.uses_model:
+                    report(Status("loading model"))
+                    load()
+                if cancel.is_set():
+                    raise TaskCancelled("Cancelled.")
+                return answerer.ask(question, doc_ids, on_event=report, cancel=cancel)
 
         self.ask_task = self.workers.submit(
             self.workers.model,

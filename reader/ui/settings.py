@@ -50,8 +50,8 @@ class SettingsDialog(QDialog):
         self.context.setSingleStep(1024)
         self.context.setValue(int(settings.get("context_size") or 4096))  # type: ignore[call-overload]
         self.mode = QComboBox()
-        self.mode.addItems(["constrained", "free"])
-        self.mode.setCurrentText(str(settings.get("mode") or "constrained"))
+        self.mode.addItems(["auto", "constrained", "free", "passages"])
+        self.mode.setCurrentText(str(settings.get("mode") or "auto"))
         form = QFormLayout(self)
         form.addRow("&Model file:", model_row)
         form.addRow("&Server URL:", self.server_url)
