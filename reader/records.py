@@ -187,6 +187,7 @@ class CheckedClaim:
     doc_id: str | None = None
     retried: bool = False
     grounding: Grounding | None = None  # set once the quote has verified
+    from_evidence: bool = False  # an evidence sentence given as a claim, not a model's
 
     @property
     def verified(self) -> bool:
@@ -201,7 +202,7 @@ class CheckedClaim:
     def shown_text(self) -> str:
         """The words a reader sees for this claim (linked when ``verified``)."""
         if self.verified and not self.grounded:
-            return f"\u201c{self.claim.quote.strip()}\u201d"
+            return "\u201c" + " ".join(self.claim.quote.split()) + "\u201d"
         return self.claim.text
 
     def to_json(self) -> dict[str, object]:
@@ -225,6 +226,7 @@ class CheckedClaim:
             "occurrences": check.occurrences,
             "found_in": list(check.found_in),
             "retried": self.retried,
+            "origin": "evidence" if self.from_evidence else "model",
         }
 
 
@@ -349,6 +351,7 @@ def answer_from_json(data: dict[str, Any], answer_id: int | None = None) -> Answ
                 doc_id=item.get("doc_id"),
                 retried=bool(item.get("retried")),
                 grounding=grounding,
+                from_evidence=item.get("origin") == "evidence",
             )
         )
     metrics_data = data.get("metrics", {})

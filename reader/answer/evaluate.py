@@ -171,9 +171,14 @@ def evaluate(
                 "not_found": answer.not_found,
                 "seconds": round(answer.metrics.seconds, 2),
                 "claims": [
-                    {"shown": c.shown_text, "model": c.claim.text, "grounded": c.grounded,
-                     "status": c.verification.status, "page": c.verification.page,
-                     "reason": c.grounding.reason if c.grounding else c.verification.reason}
+                    {
+                        "shown": c.shown_text,
+                        "model": c.claim.text,
+                        "grounded": c.grounded,
+                        "status": c.verification.status,
+                        "page": c.verification.page,
+                        "reason": c.grounding.reason if c.grounding else c.verification.reason,
+                    }
                     for c in answer.claims
                 ],
                 "problem": answer.problem,
@@ -189,7 +194,7 @@ def evaluate(
                 row["model_stated"] = any(
                     _contains_answer(c.claim.text, item.answers)
                     for c in linked
-                    if c.grounded and c.claim.text.split() != c.claim.quote.split()
+                    if c.grounded and not c.from_evidence
                 )
                 model_stated += row["model_stated"]
                 yielded += row["yield"]
@@ -198,7 +203,9 @@ def evaluate(
                 false_not_found += answer.not_found is not None
                 chunks = answerer.retrieve(item.question, [doc_id])
                 ranks = [
-                    i for i, c in enumerate(chunks) if any(_overlaps((c.start, c.end), g) for g in gold)
+                    i
+                    for i, c in enumerate(chunks)
+                    if any(_overlaps((c.start, c.end), g) for g in gold)
                 ]
                 at_4 += bool(ranks) and ranks[0] < 4
                 at_10 += bool(ranks) and ranks[0] < 10

@@ -216,10 +216,11 @@ class ClaimStream:
         return new
 
 
-MAX_CLAIM_TEXT_CHARS = 300
+MAX_CLAIM_TEXT_CHARS = 240
 _REPEATED_NGRAM = 4
 _REPEATS_ALLOWED = 3
 _WORDS = re.compile(r"\w+")
+_COUNTING = re.compile(r"(?:\d+[\s,.]+){12}\d*$")
 _OPEN_FIELD = re.compile(r'"(text|answer)"\s*:\s*"|"unsupported"\s*:\s*\[')
 
 
@@ -254,21 +255,22 @@ class RepetitionGuard:
         return new, self._looping()
 
     def _looping(self) -> str | None:
-        last = None
-        for last in _OPEN_FIELD.finditer(self.text):
-            pass
+        opened = list(_OPEN_FIELD.finditer(self.text))
+        last = opened[-1] if opened else None
         if last is not None:
             tail = self.text[last.end() :]
             closer = "]" if last.group(0).endswith("[") else '"'
             if closer not in tail.replace('\\"', "") and len(tail) > MAX_CLAIM_TEXT_CHARS:
                 return "the model's sentence ran on without end"
+            if closer not in tail and _COUNTING.search(tail):
+                return "the model is counting"
         words = _WORDS.findall(self.text[-1200:].lower())
         if len(words) >= _REPEATED_NGRAM * (_REPEATS_ALLOWED + 1):
-            tail = tuple(words[-_REPEATED_NGRAM:])
+            last_words = tuple(words[-_REPEATED_NGRAM:])
             seen = sum(
                 1
                 for i in range(len(words) - _REPEATED_NGRAM + 1)
-                if tuple(words[i : i + _REPEATED_NGRAM]) == tail
+                if tuple(words[i : i + _REPEATED_NGRAM]) == last_words
             )
             if seen > _REPEATS_ALLOWED:
                 return "the model repeated a phrase"

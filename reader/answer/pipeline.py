@@ -22,6 +22,7 @@ from dataclasses import replace
 
 from reader.answer.backends import Backend, Generation
 from reader.answer.events import ClaimChecked, EventCallback, Status, Token
+from reader.answer.models import writes_grounded_claims
 from reader.answer.parsing import (
     ParsedOutput,
     RepetitionGuard,
@@ -29,7 +30,6 @@ from reader.answer.parsing import (
     parse_output,
     unique_by,
 )
-from reader.answer.models import writes_grounded_claims
 from reader.answer.prompting import (
     AUTO,
     CONSTRAINED,
@@ -116,8 +116,14 @@ class Answerer:
             answer = self._not_found(question, evidence, scope, metrics)
         else:
             extractive = [
-                self._verify(
-                    Claim(" ".join(e.text.split()), e.chunk.id, e.text), e.chunk, retrieved, question
+                replace(
+                    self._verify(
+                        Claim(" ".join(e.text.split()), e.chunk.id, e.text),
+                        e.chunk,
+                        retrieved,
+                        question,
+                    ),
+                    from_evidence=True,
                 )
                 for e in _distinct(evidence)[: EXTRACTIVE_CLAIMS[self.mode]]
             ]
@@ -172,8 +178,13 @@ class Answerer:
         messages = build_messages(question, passages, self.mode)
         emit(Status("generating"))
         generation, parsed, stopped = self._generate(
-            messages, self._grammar(passages, claims_only=False), emit, cancel, question,
-            by_alias, retrieved,
+            messages,
+            self._grammar(passages, claims_only=False),
+            emit,
+            cancel,
+            question,
+            by_alias,
+            retrieved,
         )
         self._count(metrics, generation)
         emit(Status("verifying"))
@@ -183,8 +194,16 @@ class Answerer:
         if failures and not (cancel is not None and cancel.is_set()):
             emit(Status("retrying", f"{len(failures)} claims did not verify"))
             checked = self._retry(
-                messages, generation, failures, checked, by_alias, retrieved, passages,
-                question, metrics, cancel,
+                messages,
+                generation,
+                failures,
+                checked,
+                by_alias,
+                retrieved,
+                passages,
+                question,
+                metrics,
+                cancel,
             )
         return checked, parsed.unsupported, _problem(parsed, generation, stopped)
 
@@ -200,7 +219,7 @@ class Answerer:
     ) -> tuple[Generation, ParsedOutput, str | None]:
         """One generation, stopped early when the model starts to loop."""
         assert self.backend is not None
-        guard = RepetitionGuard(MAX_CLAIMS)
+        guard = RepetitionGuard(MAX_CLAIMS[self.mode])
         halt = threading.Event()
         stopped: list[str] = []
 
@@ -267,8 +286,7 @@ class Answerer:
         if second.cancelled:
             raise AnswerCancelled("The question was cancelled.")
         retried = [
-            self._check(c, by_alias, retrieved, question)
-            for c in parse_output(second.text).claims
+            self._check(c, by_alias, retrieved, question) for c in parse_output(second.text).claims
         ]
         result = list(checked)
         # Each failed claim is replaced by its retry when the retry verified.
@@ -336,11 +354,12 @@ class Answerer:
         is shown as the quote's own words (``CheckedClaim.shown_text``), and
         its sentence joins the unsupported list with the reason.
         """
-        quoted = {c.verification.start for c in claims if c.verified}
-        final = list(claims)
-        final.extend(c for c in extractive if c.verification.start not in quoted)
-        final = unique_by(final, lambda c: (c.verification.start, c.verification.end, c.verified)
-                          if c.verified else claim_key(c.claim))
+        # Two claims shown as the same quote are one claim.
+        final = unique_by(
+            claims,
+            lambda c: (c.shown_text, c.verification.start) if c.verified else claim_key(c.claim),
+        )
+        final.extend(e for e in extractive if not any(_overlap(e, c) for c in final if c.verified))
         unsupported = list(unsupported)
         for item in final:
             if item.verified and not item.grounded and item.grounding is not None:
@@ -392,6 +411,14 @@ class Answerer:
         )
 
 
+def _overlap(a: CheckedClaim, b: CheckedClaim) -> bool:
+    """Whether two verified claims' spans share a character of one document."""
+    first, second = a.verification, b.verification
+    if a.doc_id != b.doc_id or None in (first.start, first.end, second.start, second.end):
+        return False
+    return first.start < second.end and second.start < first.end  # type: ignore[operator]
+
+
 def resolve_mode(mode: str, backend: Backend | None) -> str:
     """The mode a question is answered in: "auto" picks by what the model does well.
 
@@ -423,71 +450,3 @@ def _problem(parsed: ParsedOutput, generation: Generation, stopped: str | None) 
     if parsed.problems and not (stopped and parsed.claims):
         notes.extend(parsed.problems)
     return "; ".join(notes) or None
-
-
-def reverify(library: Library, answer: Answer) -> Answer:
-    """Check a stored answer's claims against the library as it is now.
-
-    A claim whose chunk still exists is verified against it. A claim whose
-    chunk is gone (its document was re-extracted) is re-anchored by its quote
-    in the same document, or marked as no longer verified: a stored link never
-    silently points at other text. Grounding is checked again for every claim
-    whose quote verifies.
-    """
-    checked = []
-    for item in answer.claims:
-        claim = item.claim
-        try:
-            chunk = library.store.chunk(claim.source_id)
-        except ChunkNotFoundError:
-            chunk = None
-        if chunk is not None:
-            verification = library.verifier(chunk.doc_id).verify(claim.quote, source=chunk.id)
-            checked.append(_regrounded(claim, verification, chunk.doc_id, item, answer))
-            continue
-        doc_id = item.doc_id
-        try:
-            verifier = library.verifier(doc_id) if doc_id else None
-        except ReaderError:
-            verifier = None
-        if verifier is None:
-            gone = Verification(
-                "miss",
-                "no longer verified: the document is no longer in the library",
-                chunk_id=claim.source_id,
-            )
-            checked.append(CheckedClaim(claim, gone, doc_id, item.retried))
-            continue
-        found = verifier.verify(claim.quote)
-        if found.verified and found.chunk_id is not None:
-            anchored = replace(
-                found,
-                reason=f"re-anchored: the cited chunk no longer exists; {found.reason}",
-            )
-            moved = replace(claim, source_id=found.chunk_id)
-            checked.append(_regrounded(moved, anchored, doc_id, item, answer))
-        else:
-            lost = Verification(
-                "miss",
-                "no longer verified: the document was re-extracted and the quote is not in it",
-                chunk_id=claim.source_id,
-            )
-            checked.append(CheckedClaim(claim, lost, doc_id, item.retried))
-    metrics = replace(answer.metrics)
-    metrics.count(checked)
-    return replace(answer, claims=checked, metrics=metrics)
-
-
-def _regrounded(
-    claim: Claim,
-    verification: Verification,
-    doc_id: str | None,
-    item: CheckedClaim,
-    answer: Answer,
-) -> CheckedClaim:
-    grounding = (
-        check_grounding(claim.text, claim.quote, answer.question)
-        if verification.verified
-        else None
-    )
-    return CheckedClaim(claim, verification, doc_id, item.retried, grounding)

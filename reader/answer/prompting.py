@@ -17,7 +17,6 @@ ask:
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -30,9 +29,10 @@ CONSTRAINED = "constrained"
 PASSAGES = "passages"
 MODES = (AUTO, CONSTRAINED, FREE, PASSAGES)
 
-# A question is answered by one or two sentences; more claims from a small
-# model are repeats or drift.
-MAX_CLAIMS = 2
+# Claims per answer: quoting the evidence, a question is answered by one or
+# two sentences (more from a small model are repeats or drift); quoting
+# freely from whole passages, a few more.
+MAX_CLAIMS = {CONSTRAINED: 2, FREE: 4}
 MAX_PASSAGE_CHARS = 1600
 
 SYSTEM_PROMPT = (
@@ -80,7 +80,7 @@ def build_messages(question: str, passages: Sequence[Passage], mode: str) -> lis
             'Reply with a JSON object with the key "claims": a list of one or two objects, '
             'each with "source_id" (the label of the passage that answers the question, such '
             'as c1), "quote" (that passage, copied) and "text" (a short sentence that answers '
-            "the question using the passage's own words); and the key \"unsupported\": a "
+            'the question using the passage\'s own words); and the key "unsupported": a '
             "list of anything you state that no passage supports."
         )
     else:
@@ -141,7 +141,7 @@ def _json_content(text: str) -> str:
 
 def free_grammar(passages: Sequence[Passage], claims_only: bool = False) -> str:
     aliases = " | ".join(_gbnf(f'"{p.alias}"') for p in passages) or _gbnf('""')
-    claims = f'"[" claim ("," ws claim){{0,{MAX_CLAIMS - 1}}} "]"'
+    claims = f'"[" claim ("," ws claim){{0,{MAX_CLAIMS[FREE] - 1}}} "]"'
     if claims_only:
         root = f'root ::= "{{\\"claims\\": " {claims} "}}"'
     else:
@@ -168,7 +168,7 @@ def constrained_grammar(passages: Sequence[Passage], claims_only: bool = False) 
     picks = " | ".join(
         _gbnf(f'{p.alias}", "quote": "') + " " + _json_content(p.text) for p in passages
     )
-    claims = f'"[" claim ("," ws claim){{0,{MAX_CLAIMS - 1}}} "]"'
+    claims = f'"[" claim ("," ws claim){{0,{MAX_CLAIMS[CONSTRAINED] - 1}}} "]"'
     if claims_only:
         root = f'root ::= "{{\\"claims\\": " {claims} "}}"'
     else:

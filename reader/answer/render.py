@@ -34,7 +34,7 @@ def _marked_prose(answer: Answer, marker: str) -> tuple[str, dict[int, int]]:
 
 
 def verification_summary(answer: Answer) -> str:
-    """"3 of 4 claims verified, 2 grounded (75%)"; or why there is nothing to check."""
+    """ "3 of 4 claims verified, 2 grounded (75%)"; or why there is nothing to check."""
     metrics = answer.metrics
     verified = metrics.exact + metrics.fuzzy
     if answer.not_found is not None:
@@ -48,7 +48,7 @@ def verification_summary(answer: Answer) -> str:
 
 
 def _status_note(item: CheckedClaim) -> str:
-    status = item.verification.status
+    status: str = item.verification.status
     if status == "fuzzy":
         status = "fuzzy: the source text was damaged in extraction"
     if not item.grounded:
@@ -69,7 +69,8 @@ def render_text(answer: Answer, titles: dict[str, str] | None = None) -> str:
             where = f"p.{item.verification.page}"
             if titles and len(set(titles)) > 1 and item.doc_id in titles:
                 where = f"{titles[item.doc_id]}, {where}"
-            lines.append(f'[{numbers[index]}] {where}: "{item.claim.quote}" ({_status_note(item)})')
+            quote = " ".join(item.claim.quote.split())
+            lines.append(f'[{numbers[index]}] {where}: "{quote}" ({_status_note(item)})')
     failed = [item for item in answer.claims if not item.verified]
     if failed:
         lines.append("")
@@ -103,7 +104,8 @@ def render_markdown(answer: Answer, titles: dict[str, str] | None = None) -> str
             )
             status = "verified" if item.verification.status == "exact" else "verified (fuzzy)"
             status += ", grounded" if item.grounded else ", not grounded: shown as the quote"
-            lines.append(f'[^{numbers[index]}]: {source}: "{item.claim.quote}" ({status})')
+            quote = " ".join(item.claim.quote.split())
+            lines.append(f'[^{numbers[index]}]: {source}: "{quote}" ({status})')
     failed = [item for item in answer.claims if not item.verified]
     if failed:
         lines += ["", "**Not verified:**", ""]
@@ -112,7 +114,11 @@ def render_markdown(answer: Answer, titles: dict[str, str] | None = None) -> str
             for item in failed
         ]
     if answer.unsupported:
-        lines += ["", "**Unsupported (the model's own list, and claims their quotes do not say):**", ""]
+        lines += [
+            "",
+            "**Unsupported (the model's own list, and claims their quotes do not say):**",
+            "",
+        ]
         lines += [f"- {text}" for text in answer.unsupported]
     lines += ["", f"_{verification_summary(answer)}; model: {answer.model}._", ""]
     return "\n".join(lines)

@@ -69,15 +69,17 @@ def verification_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def recent_drop_alert(rows: list[dict[str, Any]]) -> str | None:
-    """A warning when the last answers verify far less than the ones before."""
+    """A warning when the last answers verify (or ground) far less than the ones before."""
     rated = [r for r in rows if r["claims"]]
     if len(rated) < RECENT * 2:
         return None
-    usual = _summary(rated[:-RECENT])["verification_rate"]
-    recent = _summary(rated[-RECENT:])["verification_rate"]
-    if usual is None or recent is None or usual - recent < ALERT_DROP:
-        return None
-    return (
-        f"the last {RECENT} answers verified {recent:.0%} of their claims against a usual "
-        f"{usual:.0%}: check for a changed model or a stale index (re-ingest the documents)"
-    )
+    before, last = _summary(rated[:-RECENT]), _summary(rated[-RECENT:])
+    for key, verb in (("verification_rate", "verified"), ("grounded_rate", "grounded")):
+        usual, recent = before[key], last[key]
+        if usual is None or recent is None or usual - recent < ALERT_DROP:
+            continue
+        return (
+            f"the last {RECENT} answers {verb} {recent:.0%} of their claims against a usual "
+            f"{usual:.0%}: check for a changed model or a stale index (re-ingest the documents)"
+        )
+    return None

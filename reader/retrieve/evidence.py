@@ -9,8 +9,9 @@ many", a year for "when") and for the chunk's own search rank. The best
 sentences become the evidence shown first and the quotes the model may use.
 
 When even the best sentence holds fewer than two of the question's content
-words (one, for a one-word question), the documents are judged not to answer
-it: what was found shares a word with the question by chance. Questions that
+words (for a question of two, fewer than its rarer one), the documents are
+judged not to answer it: what was found shares a word with the question by
+chance. Questions that
 only miss their point ("How many GPU hours...?" against a report that gives
 every figure but that one) pass this test; telling those apart takes
 understanding the question, which no lexical rule has.
@@ -22,6 +23,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from reader.ingest.chunking import sentence_spans
 from reader.records import Chunk
@@ -37,8 +39,38 @@ MIN_MATCHED_TERMS = 2
 CONTEXT_WEIGHT = 0.3
 
 _QUESTION_FORMS = frozenset(
-    "what which who whom whose when where why how does did do is are was were can could "
-    "tell explain describe give list name mean meaning define definition kind type".split()
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "does",
+        "did",
+        "do",
+        "is",
+        "are",
+        "was",
+        "were",
+        "can",
+        "could",
+        "tell",
+        "explain",
+        "describe",
+        "give",
+        "list",
+        "name",
+        "mean",
+        "meaning",
+        "define",
+        "definition",
+        "kind",
+        "type",
+    ]
 )
 _NUMBER = re.compile(r"\d")
 _YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
@@ -64,6 +96,7 @@ class Evidence:
     coverage: float  # share of the question's weighted content words it holds
     matched: int  # how many distinct content words of the question it holds
     asked: int  # how many distinct content words the question has
+    holds_rarest: bool  # whether it holds the question's rarest word in the library
 
 
 def question_terms(question: str) -> list[str]:
@@ -79,8 +112,11 @@ def question_terms(question: str) -> list[str]:
 
 def _expected_kind(question: str) -> str | None:
     lowered = question.lower()
-    if re.search(r"\bhow (many|much|long|old|often|large|big|far)\b|\bwhat (percentage|share|"
-                 r"proportion|number|rate|amount|size)\b|\bhow high\b", lowered):
+    if re.search(
+        r"\bhow (many|much|long|old|often|large|big|far)\b|\bwhat (percentage|share|"
+        r"proportion|number|rate|amount|size)\b|\bhow high\b",
+        lowered,
+    ):
         return "number"
     if re.search(r"\b(when|what year|which year|what date|in what year)\b", lowered):
         return "year"
@@ -108,7 +144,8 @@ def choose_evidence(
     weights = rarity(terms)
     weight_of = {s: max(weights.get(t, 1.0), 0.1) for t, s in zip(terms, term_stems, strict=True)}
     total = sum(weight_of.values())
-    pairs = {(a, b) for a, b in zip(term_stems, term_stems[1:], strict=False)}
+    rarest = max(weight_of, key=weight_of.__getitem__)
+    pairs = set(pairwise(term_stems))
     kind = _expected_kind(question)
 
     scored: list[Evidence] = []
@@ -140,7 +177,7 @@ def choose_evidence(
                     s for piece in stems[max(0, index - 2) : last + 3] for s in piece
                 } & weight_of.keys()
                 context = sum(weight_of[s] for s in around) / total
-                adjacent = sum(1 for a, b in zip(unit, unit[1:], strict=False) if (a, b) in pairs)
+                adjacent = sum(1 for a, b in pairwise(unit) if (a, b) in pairs)
                 score = (
                     coverage
                     + CONTEXT_WEIGHT * context
@@ -153,7 +190,17 @@ def choose_evidence(
                     - (0.2 if not _SENTENCE_END.search(text) else 0.0)
                 )
                 scored.append(
-                    Evidence(chunk, start, end, text, score, coverage, len(present), len(weight_of))
+                    Evidence(
+                        chunk,
+                        start,
+                        end,
+                        text,
+                        score,
+                        coverage,
+                        len(present),
+                        len(weight_of),
+                        rarest in present,
+                    )
                 )
     scored.sort(key=lambda e: (-e.score, e.chunk.seq, e.start))
     return _without_overlaps(scored)[:limit]
@@ -189,4 +236,7 @@ def answers_question(evidence: Sequence[Evidence]) -> bool:
     if not evidence:
         return False
     best = evidence[0]
-    return best.matched >= min(MIN_MATCHED_TERMS, best.asked)
+    if best.matched >= min(MIN_MATCHED_TERMS, best.asked):
+        return True
+    # "How did revenue change?": two words, the rare one found, the other paraphrased.
+    return best.asked == MIN_MATCHED_TERMS and best.holds_rarest

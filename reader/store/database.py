@@ -273,7 +273,8 @@ class LibraryStore:
             cursor = conn.execute(
                 "INSERT INTO answers (created_at, question, doc_ids, model, mode, claims, exact, "
                 "fuzzy, miss, grounded, answered, verification_rate, seconds, prompt_tokens, "
-                "completion_tokens, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "completion_tokens, payload) "
+                f"VALUES ({', '.join('?' * 16)})",
                 [
                     created,
                     answer.question,

@@ -65,7 +65,7 @@ def answer_html(answer: Answer, titles: dict[str, str] | None = None) -> str:
                 kind += " (the claim was not grounded in this quote, so the quote is shown)"
             out.append(
                 f'<li value="{numbers[index]}"><a href="claim:{index}">{where}</a>{kind}: '
-                f"&ldquo;{html.escape(item.claim.quote)}&rdquo;</li>"
+                f"&ldquo;{html.escape(' '.join(item.claim.quote.split()))}&rdquo;</li>"
             )
         out.append("</ol>")
     failed = [item for item in answer.claims if not item.verified]

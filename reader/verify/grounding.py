@@ -38,14 +38,46 @@ _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf
 _CLAUSE_BREAK = re.compile(r"[,;:.!?()]|\s(?:but|however|although|though|whereas|while)\s")
 
 NEGATIONS = frozenset(
-    "not no never none nor neither cannot without nobody nothing nowhere "
-    .split()
+    [
+        "not",
+        "no",
+        "never",
+        "none",
+        "nor",
+        "neither",
+        "cannot",
+        "without",
+        "nobody",
+        "nothing",
+        "nowhere",
+    ]
 )
 _NUMBER_WORDS = {
     word: str(value)
     for value, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
     )
 }
 _NUMBER_WORDS.update(
@@ -54,20 +86,172 @@ _NUMBER_WORDS.update(
 
 # Function words: a claim may add or drop these without saying anything new.
 STOPWORDS = frozenset(
-    """
-    a an the this that these those there here it its itself they them their theirs
-    he him his she her hers we us our ours you your yours i me my mine one ones
-    is are was were be been being am do does did doing done has have had having
-    will would shall should can could may might must ought
-    and or but if then than so as of at by for with from to into onto in on upon
-    about above below over under between among through during before after since
-    until while because though although whether also too very just only even
-    both each either every all any some such same other another more most less
-    least much many few several own what which who whom whose when where why how
-    s t d ll m re ve etc ie eg
-    according said says say states stated stating mentions mentioned describes
-    described document documents passage passages text source sources quote
-    """.split()
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "it",
+        "its",
+        "itself",
+        "they",
+        "them",
+        "their",
+        "theirs",
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "hers",
+        "we",
+        "us",
+        "our",
+        "ours",
+        "you",
+        "your",
+        "yours",
+        "i",
+        "me",
+        "my",
+        "mine",
+        "one",
+        "ones",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "do",
+        "does",
+        "did",
+        "doing",
+        "done",
+        "has",
+        "have",
+        "had",
+        "having",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "ought",
+        "and",
+        "or",
+        "but",
+        "if",
+        "then",
+        "than",
+        "so",
+        "as",
+        "of",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "to",
+        "into",
+        "onto",
+        "in",
+        "on",
+        "upon",
+        "about",
+        "above",
+        "below",
+        "over",
+        "under",
+        "between",
+        "among",
+        "through",
+        "during",
+        "before",
+        "after",
+        "since",
+        "until",
+        "while",
+        "because",
+        "though",
+        "although",
+        "whether",
+        "also",
+        "too",
+        "very",
+        "just",
+        "only",
+        "even",
+        "both",
+        "each",
+        "either",
+        "every",
+        "all",
+        "any",
+        "some",
+        "such",
+        "same",
+        "other",
+        "another",
+        "more",
+        "most",
+        "less",
+        "least",
+        "much",
+        "many",
+        "few",
+        "several",
+        "own",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "s",
+        "t",
+        "d",
+        "ll",
+        "m",
+        "re",
+        "ve",
+        "etc",
+        "ie",
+        "eg",
+        "according",
+        "said",
+        "says",
+        "say",
+        "states",
+        "stated",
+        "stating",
+        "mentions",
+        "mentioned",
+        "describes",
+        "described",
+        "document",
+        "documents",
+        "passage",
+        "passages",
+        "text",
+        "source",
+        "sources",
+        "quote",
+    ]
 )
 
 
@@ -161,9 +345,7 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
     for token in claim_tokens:
         value = _number_value(token)
         if value is not None:
-            if value not in source.numbers and not (
-                token in _NUMBER_WORDS and source.has(token)
-            ):
+            if value not in source.numbers and not (token in _NUMBER_WORDS and source.has(token)):
                 kinds.setdefault(token, "number")
             else:
                 supported_by_quote += 1
@@ -180,8 +362,10 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         listed = ", ".join(f"'{token}'" for token in missing[:8])
         more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
         numbers = [token for token in missing if kinds[token] == "number"]
-        what = "numbers and words" if numbers and len(numbers) < len(missing) else (
-            "numbers" if numbers else "words"
+        what = (
+            "numbers and words"
+            if numbers and len(numbers) < len(missing)
+            else ("numbers" if numbers else "words")
         )
         problems.append(f"{what} not in the quote: {listed}{more}")
     claim_negations = _negations(claim_tokens)
@@ -225,24 +409,3 @@ def _negation_in_drawn_clauses(quote: str, claim_tokens: list[str]) -> str | Non
             if not others or others & claim_stems:
                 return token
     return None
-
-
-def clause_containing(quote: str, wanted: list[str]) -> str:
-    """The shortest clause of ``quote`` holding the most of ``wanted``'s stems.
-
-    Used to state an answer in the source's own words: the clause that answers
-    rather than the whole sentence. Falls back to the whole quote.
-    """
-    wanted_stems = {stem(w) for w in wanted if w not in STOPWORDS}
-    if not wanted_stems:
-        return quote
-    best = quote
-    best_score = sum(1 for t in set(words(quote)) if stem(t) in wanted_stems)
-    for piece in re.split(r"(?<=[;:])\s+", quote):
-        piece = piece.strip()
-        if len(piece) < 25:
-            continue
-        score = sum(1 for t in set(words(piece)) if stem(t) in wanted_stems)
-        if score >= best_score and len(piece) < len(best):
-            best, best_score = piece, score
-    return best

@@ -96,7 +96,8 @@ def test_eval_on_a_squad_file_reports_the_figures(tmp_path):
     figures = json.loads(completed.stdout)
     assert figures["questions"] == 2
     assert figures["verification_rate"] == 1.0
-    assert figures["gold_in_verified_span"] == 1.0
+    assert figures["evidence_hit"] == 1.0
+    assert figures["yield"] == 1.0 and figures["grounded_share"] == 1.0
     # eval uses its own library: the user's history is untouched
     assert json.loads(reader("history", "--json").stdout) == []
 
@@ -108,7 +109,7 @@ def test_eval_rejects_a_file_that_is_not_squad(tmp_path):
     assert completed.returncode == 2 and "SQuAD" in completed.stderr
 
 
-def rows(rates: list[float]) -> list[dict]:
+def rows(rates: list[float], grounded: list[float] | None = None) -> list[dict]:
     return [
         {
             "id": i,
@@ -120,10 +121,12 @@ def rows(rates: list[float]) -> list[dict]:
             "exact": round(r * 10),
             "fuzzy": 0,
             "miss": 10 - round(r * 10),
+            "grounded": round(g * 10),
+            "answered": 1,
             "verification_rate": r,
             "seconds": 1.0,
         }
-        for i, r in enumerate(rates)
+        for i, (r, g) in enumerate(zip(rates, grounded or rates, strict=True))
     ]
 
 
@@ -137,3 +140,67 @@ def test_stats_warn_when_recent_answers_verify_far_less_than_usual():
     assert figures["alert"] == alert
     assert figures["overall"]["claims"] == 300
     assert len(figures["per_answer"]) == 30
+
+
+def test_stats_report_and_warn_on_the_grounded_rate_too():
+    figures = verification_stats(rows([0.9] * 30, [0.8] * 30))
+    assert figures["overall"]["grounded_rate"] == 0.8
+    assert figures["per_answer"][0]["grounded_rate"] == 0.8
+    assert figures["alert"] is None
+    alert = recent_drop_alert(rows([0.9] * 30, [0.8] * 20 + [0.3] * 10))
+    assert alert and "grounded 30%" in alert and "usual 80%" in alert
+
+
+def test_eval_on_a_long_document_question_file(tmp_path):
+    documents = tmp_path / "documents"
+    documents.mkdir()
+    (documents / "treaties.txt").write_text(TREATY, encoding="utf-8")
+    questions = {
+        "corpus": "documents",
+        "questions": [
+            {
+                "id": "t1",
+                "document": "treaties.txt",
+                "question": "In which year was the Westphalia treaty signed?",
+                "answerable": True,
+                "evidence": ["The Treaty of Westphalia was signed in 1648."],
+                "answers": ["1648"],
+            },
+            {
+                "id": "t2",
+                "document": "treaties.txt",
+                "question": "Which map did the Congress of Vienna redraw?",
+                "answerable": True,
+                "evidence": ["It redrew the map of Europe"],
+                "answers": ["the map of Europe"],
+            },
+            {
+                "id": "u1",
+                "document": "treaties.txt",
+                "question": "What is the boiling point of mercury?",
+                "answerable": False,
+                "kind": "off-topic",
+                "evidence": [],
+                "answers": [],
+            },
+        ],
+    }
+    path = tmp_path / "questions.json"
+    path.write_text(json.dumps(questions), encoding="utf-8")
+    details = tmp_path / "details.jsonl"
+    completed = reader("eval", str(path), "--mode", "passages", "--json", "--details", str(details))
+    assert completed.returncode == 0, completed.stderr
+    figures = json.loads(completed.stdout)
+    assert (figures["answerable"], figures["unanswerable"]) == (2, 1)
+    assert figures["yield"] == 1.0 and figures["evidence_hit"] == 1.0
+    assert figures["answer_stated"] == 1.0 and figures["model_stated"] == 0.0
+    assert figures["abstained"] == 1.0 and figures["abstained_by_kind"] == {"off-topic": "1/1"}
+    assert figures["false_not_found"] == 0.0
+    rows_written = [json.loads(line) for line in details.read_text().splitlines()]
+    assert [r["id"] for r in rows_written] == ["t1", "t2", "u1"]
+    assert rows_written[2]["not_found"]
+
+    questions["questions"][0]["evidence"] = ["The Treaty of Westphalia was signed in 1649."]
+    path.write_text(json.dumps(questions), encoding="utf-8")
+    completed = reader("eval", str(path), "--mode", "passages")
+    assert completed.returncode == 2 and "evidence is not in the document" in completed.stderr

@@ -77,8 +77,9 @@ def test_instructions_inside_a_document_change_nothing_that_is_verified(library,
     doc_id = library.ingest(path).doc_id
     for mode in ("constrained", "free"):
         answer = Answerer(library, make_backend(), mode=mode).ask(
-            "How did revenue change?", [doc_id]
+            "How did revenue change in the quarter?", [doc_id]
         )
+        assert answer.metrics.completion_tokens > 0  # the model was asked
         linked_claims_hold_their_quotes(answer, library)
         for item in answer.claims:
             # What the injected text asks for is not in the document: it never verifies.
@@ -172,3 +173,41 @@ def test_ask_cli_json_with_the_embedded_model(tmp_path):
                 or claim["status"] == "fuzzy"
             )
     assert data["claims"], data
+
+
+@pytest.mark.corpus
+def test_the_embedded_path_on_a_long_corpus_report(tmp_path):
+    """NIST SP 800-223, 34 pages: the question that used to loop to the token cap."""
+    from reader.answer.pipeline import MAX_TOKENS
+    from reader.answer.render import render_markdown, render_text
+    from reader.library import Library
+    from tests.conftest import corpus_dir
+
+    report = corpus_dir() / "pdf" / "pymupdf-test_3842-nist-sp-800-223.pdf"
+    question = "What is the purpose of this publication?"
+    with Library(tmp_path / "library.db") as library:
+        doc_id = library.ingest(report).doc_id
+        backend = make_backend()
+        answer = Answerer(library, backend, mode="constrained").ask(question, [doc_id])
+        assert 0 < answer.metrics.completion_tokens < MAX_TOKENS["constrained"]
+        assert answer.metrics.first_evidence_seconds is not None
+        linked_claims_hold_their_quotes(answer, library)
+        assert any(c.verified for c in answer.claims)
+        for item in answer.claims:
+            if item.verified and not item.grounded:
+                # never beside the model's own words: the quote is what is shown
+                assert item.shown_text.strip("\u201c\u201d") == " ".join(item.claim.quote.split())
+                assert item.claim.text not in answer.answer or item.claim.text in item.claim.quote
+                for rendered in (render_text(answer), render_markdown(answer)):
+                    prose = rendered.split("Not verified")[0].split("Unsupported")[0]
+                    assert item.claim.text not in prose or item.claim.text in item.claim.quote
+
+        # The default ("auto") leaves this model out of the claims: evidence only, verified.
+        default = Answerer(library, backend).ask(question, [doc_id])
+        assert default.mode == "passages" and default.claims
+        assert all(c.from_evidence and c.verified and c.grounded for c in default.claims)
+        linked_claims_hold_their_quotes(default, library)
+        text = library.document(doc_id).text
+        assert "purpose" in " ".join(
+            text[c.verification.start : c.verification.end].lower() for c in default.claims
+        )

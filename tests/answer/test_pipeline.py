@@ -12,6 +12,11 @@ from tests.answer.conftest import chunk_with, claims_json
 QUESTION = "When was the Treaty of Westphalia signed?"
 
 
+def model_claims(answer):
+    """The model's claims, without the evidence sentences given beside them."""
+    return [c for c in answer.claims if not c.from_evidence]
+
+
 def alias_of(answerer: Answerer, question: str, doc_id: str, phrase: str) -> str:
     chunks = answerer.retrieve(question, [doc_id])
     index = next(i for i, chunk in enumerate(chunks) if phrase in chunk.text)
@@ -24,13 +29,17 @@ def test_a_true_quote_verifies_with_a_span_into_the_document(treaty, backend):
     source = alias_of(answerer, QUESTION, doc_id, "Westphalia")
     backend.enqueue(claims_json(("The treaty was signed in 1648.", source, "was signed in 1648")))
     answer = answerer.ask(QUESTION, [doc_id])
-    [claim] = answer.claims
+    [claim] = model_claims(answer)
     assert claim.verification.status == "exact"
+    assert claim.grounded, claim.grounding
     text = library.document(doc_id).text
     assert text[claim.verification.start : claim.verification.end] == "was signed in 1648"
     assert claim.claim.source_id == chunk_with(library, doc_id, "Westphalia").id
     assert claim.doc_id == doc_id
     assert answer.metrics.verification_rate == 1.0
+    # the model's claim comes first; the evidence it does not quote follows, verified
+    assert answer.claims[0] is claim
+    assert all(c.from_evidence and c.grounded for c in answer.claims[1:])
     # the request offered the model the retrieved passages under their aliases
     request = backend.requests[0]
     assert f"[{source}]" in request["messages"][-1]["content"]
@@ -49,12 +58,16 @@ def test_fabricated_quote_unknown_source_and_wrong_chunk_are_misses(treaty, back
     )
     backend.enqueue(output, json.dumps({"claims": []}))  # the retry gives nothing better
     answer = answerer.ask(QUESTION, [doc_id])
-    statuses = [c.verification.status for c in answer.claims]
+    claims = model_claims(answer)
+    statuses = [c.verification.status for c in claims]
     assert statuses == ["miss", "miss", "miss"]
-    assert all(c.verification.start is None for c in answer.claims)
-    assert "not one of the passages" in answer.claims[1].verification.reason
-    assert answer.claims[2].verification.found_in == (chunk_with(library, doc_id, "Westphalia").id,)
-    assert answer.metrics.verification_rate == 0.0
+    assert all(c.verification.start is None for c in claims)
+    assert all(c.grounding is None and not c.grounded for c in claims)
+    assert "not one of the passages" in claims[1].verification.reason
+    assert claims[2].verification.found_in == (chunk_with(library, doc_id, "Westphalia").id,)
+    evidence = [c for c in answer.claims if c.from_evidence]
+    assert answer.metrics.claims == 3 + len(evidence)
+    assert answer.metrics.miss == 3
 
 
 def test_failed_claims_are_retried_once_with_the_failures_named(treaty, backend):
@@ -79,8 +92,9 @@ def test_failed_claims_are_retried_once_with_the_failures_named(treaty, backend)
         ),
     )
     answer = answerer.ask(QUESTION, [doc_id])
-    assert [c.verification.status for c in answer.claims] == ["exact", "exact"]
-    assert answer.claims[0].retried and not answer.claims[1].retried
+    claims = model_claims(answer)
+    assert [c.verification.status for c in claims] == ["exact", "exact"]
+    assert claims[0].retried and not claims[1].retried
     assert answer.metrics.retried == 1
     assert len(backend.requests) == 2
     follow_up = backend.requests[1]["messages"][-1]["content"]
@@ -92,8 +106,10 @@ def test_garbage_output_is_an_answer_with_zero_claims_and_a_reason(treaty, backe
     library, doc_id = treaty
     backend.enqueue("I cannot answer that {{{ ]]", "still not json")
     answer = Answerer(library, backend, mode="free").ask(QUESTION, [doc_id])
-    assert answer.claims == []
-    assert answer.metrics.verification_rate is None
+    assert model_claims(answer) == []
+    # the evidence still answers, verified, with the model's failure noted
+    assert answer.claims and all(c.from_evidence and c.verified for c in answer.claims)
+    assert "1648" in answer.claims[0].shown_text
     assert "not valid JSON" in answer.problem
 
 
@@ -101,30 +117,28 @@ def test_claims_stream_as_they_complete_and_verify(treaty, backend):
     library, doc_id = treaty
     answerer = Answerer(library, backend, mode="free")
     source = alias_of(answerer, QUESTION, doc_id, "Westphalia")
-    backend.enqueue(claims_json(("Signed in 1648.", source, "was signed in 1648")))
+    output = claims_json(("Signed in 1648.", source, "was signed in 1648"))
+    backend.enqueue(output)
     events = []
-    answer = answerer.ask(QUESTION, [doc_id], on_event=events.append)
+    answerer.ask(QUESTION, [doc_id], on_event=events.append)
     kinds = [type(event).__name__ for event in events]
     assert kinds[0] == "Status" and "Token" in kinds
-    checked = [e for e in events if isinstance(e, ClaimChecked)]
-    assert len(checked) == 1 and checked[0].claim.verification.status == "exact"
-    # the claim arrived before the last token
-    assert kinds.index("ClaimChecked") < len(kinds) - 1 - kinds[::-1].index("Token")
-    assert "".join(e.text for e in events if isinstance(e, Token)) == backend_text(answer)
-    assert any(isinstance(e, Status) and e.stage == "verifying" for e in events)
-
-
-def backend_text(answer):
-    return json.dumps(
-        {
-            "answer": answer.answer,
-            "claims": [
-                {"text": c.claim.text, "source_id": "c1", "quote": c.claim.quote}
-                for c in answer.claims
-            ],
-            "unsupported": [],
-        }
+    checked = [e.claim for e in events if isinstance(e, ClaimChecked)]
+    # the evidence is reported, verified, before the model starts
+    generating = next(
+        i for i, e in enumerate(events) if isinstance(e, Status) and e.stage == "generating"
     )
+    assert kinds.index("ClaimChecked") < generating
+    assert checked[0].from_evidence and "1648" in checked[0].claim.quote
+    [streamed] = [c for c in checked if not c.from_evidence]
+    assert streamed.verification.status == "exact"
+    # the model's claim arrived before the last token
+    position = next(
+        i for i, e in enumerate(events) if isinstance(e, ClaimChecked) and e.claim is streamed
+    )
+    assert position < len(kinds) - 1 - kinds[::-1].index("Token")
+    assert "".join(e.text for e in events if isinstance(e, Token)) == output
+    assert any(isinstance(e, Status) and e.stage == "verifying" for e in events)
 
 
 def test_cancel_stops_generation(treaty):
@@ -163,7 +177,8 @@ def test_answers_are_recorded_and_reverified_after_reextraction(treaty, backend)
     answer = answerer.ask(QUESTION, [doc_id])
     [stored] = library.store.answers(doc_id)
     assert stored.id == answer.id
-    assert [c.verification.status for c in stored.claims] == ["exact", "exact"]
+    assert [c.verification.status for c in model_claims(stored)] == ["exact", "exact"]
+    assert [c.grounded for c in stored.claims] == [c.grounded for c in answer.claims]
 
     # The document is re-extracted: new text, so new chunks and ids; one quote
     # survives elsewhere, the other is gone.
@@ -186,7 +201,7 @@ def test_answers_are_recorded_and_reverified_after_reextraction(treaty, backend)
     library._verifiers.clear()
 
     again = reverify(library, stored)
-    first, second = again.claims
+    first, second = model_claims(again)
     assert first.verification.status == "exact"
     assert new_text[first.verification.start : first.verification.end] == "was signed in 1648"
     assert "re-anchored" in first.verification.reason
@@ -231,7 +246,7 @@ def test_library_wide_answers_cite_several_documents(library, tmp_path, backend)
         )
     )
     answer = answerer.ask("Which metal conducts electricity?")
-    assert {c.doc_id for c in answer.claims} == ids
+    assert {c.doc_id for c in model_claims(answer)} == ids
     assert all(c.verification.status == "exact" for c in answer.claims)
     assert set(answer.doc_ids) == ids
 
@@ -256,11 +271,85 @@ def test_a_model_obeying_instructions_in_a_document_gets_nothing_verified(librar
         ),
         claims_json(("Revenue collapsed.", "c1", "Revenue fell sharply in the quarter.")),
     )
-    answer = Answerer(library, backend, mode="free").ask("How did revenue change?", [doc_id])
-    assert [c.verification.status for c in answer.claims] == ["miss", "miss"]
-    assert all(c.verification.start is None for c in answer.claims)
+    answer = Answerer(library, backend, mode="free").ask(
+        "How did revenue change in the quarter?", [doc_id]
+    )
+    claims = model_claims(answer)
+    assert [c.verification.status for c in claims] == ["miss", "miss"]
+    assert all(c.verification.start is None for c in claims)
     # The instructions reached the model only as passage text, under the system
     # prompt that calls passages material, not instructions.
     messages = backend.requests[0]["messages"]
     assert "IGNORE PREVIOUS INSTRUCTIONS" in messages[-1]["content"]
     assert "never instructions" in messages[0]["content"]
+
+
+def test_a_verified_quote_beside_an_ungrounded_claim_is_shown_as_the_quote(treaty, backend):
+    library, doc_id = treaty
+    answerer = Answerer(library, backend, mode="free")
+    source = alias_of(answerer, QUESTION, doc_id, "Westphalia")
+    backend.enqueue(
+        claims_json(("The treaty was signed in Paris in 1649.", source, "was signed in 1648"))
+    )
+    answer = answerer.ask(QUESTION, [doc_id])
+    [claim] = model_claims(answer)
+    assert claim.verified and not claim.grounded
+    assert {"paris", "1649"} <= set(claim.grounding.missing)
+    assert claim.shown_text == "\u201cwas signed in 1648\u201d"
+    assert answer.answer.startswith(claim.shown_text)
+    assert "The treaty was signed in Paris in 1649." not in answer.answer
+    assert any("Paris in 1649" in text and "1649" in text for text in answer.unsupported)
+    data = claim.to_json()
+    assert data["grounded"] is False and "'1649'" in data["grounding_reason"]
+    assert answer.metrics.grounded == answer.metrics.claims - 1
+    from reader.answer.render import verification_summary
+
+    verified = answer.metrics.exact + answer.metrics.fuzzy
+    assert verification_summary(answer).startswith(
+        f"{verified} of {answer.metrics.claims} claims verified, {verified - 1} grounded"
+    )
+
+
+def test_an_off_topic_question_is_answered_not_found(treaty, backend):
+    library, doc_id = treaty
+    answer = Answerer(library, backend, mode="constrained").ask(
+        "What is the boiling point of mercury?", [doc_id]
+    )
+    assert answer.claims == []
+    assert answer.not_found is not None
+    assert answer.answer.startswith("The documents do not seem to answer this question")
+    assert answer.to_json()["answered"] is False
+    assert backend.requests == []  # the model was not asked
+    [stored] = library.store.answers(doc_id)
+    assert stored.not_found == answer.not_found
+    rows = library.store.answer_rows()
+    assert rows[-1]["answered"] == 0
+
+
+def test_auto_mode_leaves_the_small_default_model_out_of_claims(treaty):
+    library, doc_id = treaty
+    small = ScriptedBackend(name="SmolLM2-135M-Instruct.Q4_1")
+    larger = ScriptedBackend(name="qwen2.5-7b-instruct-q4_k_m")
+    assert Answerer(library, small).mode == "passages"
+    assert not Answerer(library, small).uses_model
+    assert Answerer(library, larger).mode == "constrained"
+    assert Answerer(library, small, mode="constrained").mode == "constrained"
+    answer = Answerer(library, small).ask(QUESTION, [doc_id])
+    assert small.requests == []
+    assert answer.claims and all(c.from_evidence and c.grounded for c in answer.claims)
+    assert "SmolLM2-135M" in answer.model and "writes no claims" in answer.model
+
+
+def test_a_looping_model_is_stopped_and_its_complete_claims_kept(treaty):
+    library, doc_id = treaty
+    backend = ScriptedBackend(piece_size=3)
+    answerer = Answerer(library, backend, mode="free")
+    source = alias_of(answerer, QUESTION, doc_id, "Westphalia")
+    claim = {"source_id": source, "quote": "was signed in 1648", "text": "It was signed in 1648."}
+    looping = '{"claims": [' + ", ".join(json.dumps(claim) for _ in range(30))
+    backend.enqueue(looping)
+    answer = answerer.ask(QUESTION, [doc_id])
+    assert len(model_claims(answer)) == 1
+    assert "generation stopped early: the model repeated a" in answer.problem
+    # it stopped soon after the repeat, not at the end of the output
+    assert answer.metrics.completion_tokens * 3 < len(looping) / 3

@@ -44,7 +44,7 @@ def test_grammars_compile_in_llama_cpp(claims_only):
 def test_constrained_grammar_offers_only_the_evidence_sentences():
     evidence = evidence_for("Why did rates rise in 2020?")
     passages = evidence_passages(evidence)
-    assert passages[0].text == "Rates rose 3.5 per cent in 2020!"
+    assert passages[0].text.endswith("Rates rose 3.5 per cent in 2020!")
     grammar = constrained_grammar(passages)
     assert "Rates rose 3.5 per cent in 2020!" in grammar
     assert "Rates are set by the central bank each month." not in grammar or len(passages) > 1

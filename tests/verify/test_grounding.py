@@ -21,7 +21,9 @@ def test_a_claim_in_the_quote_own_words_is_grounded():
 
 
 def test_inflection_and_case_are_allowed():
-    assert check_grounding("A statutory licence lets a radio station play a recording.", QUOTE).grounded
+    assert check_grounding(
+        "A statutory licence lets a radio station play a recording.", QUOTE
+    ).grounded
     assert check_grounding("the copyright office SET the fee", QUOTE).grounded
 
 
@@ -108,7 +110,9 @@ def test_the_readme_example_is_caught():
 
 
 def test_curly_quotes_ligatures_and_cjk():
-    assert check_grounding("The \ufb01nal report’s date.", "the final report's date is set").grounded
+    assert check_grounding(
+        "The \ufb01nal report’s date.", "the final report's date is set"
+    ).grounded
     assert check_grounding("北京是首都", "中国的首都是北京。").grounded
     assert not check_grounding("上海是首都", "中国的首都是北京。").grounded
 

@@ -1,0 +1,50 @@
+"""The long-document question set in bench/qa is well formed and its evidence is real."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from reader.answer.evaluate import load_items
+from reader.library import Library
+from reader.textnorm import normalize_key
+from tests.conftest import corpus_dir
+
+QUESTIONS = Path(__file__).resolve().parents[1] / "bench" / "qa" / "long-documents.json"
+
+
+def test_the_question_set_has_what_the_figures_need():
+    items = load_items(QUESTIONS)
+    answerable = [i for i in items if i.answerable]
+    unanswerable = [i for i in items if not i.answerable]
+    assert len(items) >= 40 and len(unanswerable) >= 6
+    assert len({i.document for i in items}) >= 5
+    assert len({i.id for i in items}) == len(items)
+    for item in answerable:
+        assert item.evidence and item.answers, item.id
+        # every short answer stands inside one of its evidence phrases
+        for answer in item.answers:
+            assert any(normalize_key(answer) in normalize_key(e) for e in item.evidence), item.id
+    assert Counter(i.kind for i in unanswerable).keys() == {"near-miss", "off-topic"}
+    raw = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+    assert raw["corpus"] == "../../../shared/corpus"
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_every_evidence_phrase_is_in_its_document_once(tmp_path):
+    corpus_dir()
+    items = [i for i in load_items(QUESTIONS) if i.answerable]
+    with Library(tmp_path / "library.db") as library:
+        ids: dict[Path, str] = {}
+        for item in items:
+            assert item.document is not None
+            if item.document not in ids:
+                ids[item.document] = library.ingest(item.document).doc_id
+            verifier = library.verifier(ids[item.document])
+            for phrase in item.evidence:
+                found = verifier.verify(phrase)
+                assert found.status == "exact" and found.occurrences == 1, (item.id, phrase)
