@@ -239,6 +239,10 @@ class RepetitionGuard:
         self.claims = ClaimStream()
         self._keys: set[tuple[str, str]] = set()
         self._complete = 0
+        self._claims_end = 0
+        self._field_end = 0  # where the text of the newest opened field starts
+        self._field_closer = '"'
+        self._field_open = False
 
     def feed(self, piece: str) -> tuple[list[Claim], str | None]:
         """New complete claims, and the reason to stop now (None: go on)."""
@@ -250,20 +254,35 @@ class RepetitionGuard:
                 return [], "the model repeated a claim"
             self._keys.add(key)
         self._complete += len(new)
-        if self._complete >= self.max_claims and new:
+        if new:
+            self._claims_end = self.text.rfind("}") + 1
+        if self._complete >= self.max_claims and self._another_claim_starts():
             return new, "the model gave the claims the question needs"
-        return new, self._looping()
+        return new, self._looping(piece)
 
-    def _looping(self) -> str | None:
-        opened = list(_OPEN_FIELD.finditer(self.text))
-        last = opened[-1] if opened else None
-        if last is not None:
-            tail = self.text[last.end() :]
-            closer = "]" if last.group(0).endswith("[") else '"'
-            if closer not in tail.replace('\\"', "") and len(tail) > MAX_CLAIM_TEXT_CHARS:
+    def _another_claim_starts(self) -> bool:
+        """After the last complete claim, a new one opens before the list closes."""
+        tail = self.text[self._claims_end :]
+        opening, closing = tail.find("{"), tail.find("]")
+        return opening >= 0 and (closing < 0 or opening < closing)
+
+    def _looping(self, piece: str) -> str | None:
+        # Only the newest text is looked at, so a long output costs linear time.
+        recent = len(self.text) - len(piece) - 40
+        for opened in _OPEN_FIELD.finditer(self.text, max(0, recent)):
+            if opened.end() > self._field_end:
+                self._field_end = opened.end()
+                self._field_closer = "]" if opened.group(0).endswith("[") else '"'
+                self._field_open = True
+        if self._field_open:
+            tail = self.text[self._field_end :]
+            self._field_open = self._field_closer not in tail.replace('\\"', "")
+            if self._field_open and len(tail) > MAX_CLAIM_TEXT_CHARS:
                 return "the model's sentence ran on without end"
-            if closer not in tail and _COUNTING.search(tail):
+            if self._field_open and _COUNTING.search(tail):
                 return "the model is counting"
+        if not any(char.isspace() for char in piece):
+            return None  # no new word has ended
         words = _WORDS.findall(self.text[-1200:].lower())
         if len(words) >= _REPEATED_NGRAM * (_REPEATS_ALLOWED + 1):
             last_words = tuple(words[-_REPEATED_NGRAM:])

@@ -79,11 +79,19 @@ def test_ask_click_a_claim_and_the_viewer_highlights_its_span(window, qtbot, bac
             ("It froze in 1708.", source, "The harbour froze in the winter of 1708."),
         ],
     )
-    first, second = answer.claims
-    assert first.verified and not second.verified
-    assert window.badge.text() == "1 of 2 claims verified (50%)"
-    # Only the verified claim is a link.
-    assert window.answer_view.linked_claims() == {0}
+    first, second = [c for c in answer.claims if not c.from_evidence]
+    assert first.verified and first.grounded and not second.verified
+    assert answer.claims[0] is first  # the model's claims first, then the evidence
+    metrics = answer.metrics
+    verified = metrics.exact + metrics.fuzzy
+    assert window.badge.text() == (
+        f"{verified} of {metrics.claims} claims verified, {metrics.grounded} grounded "
+        f"({verified / metrics.claims:.0%})"
+    )
+    # Only verified claims are links.
+    linked = {i for i, c in enumerate(answer.claims) if c.verified}
+    assert 0 in linked and answer.claims.index(second) not in linked
+    assert window.answer_view.linked_claims() == linked
     assert "The town's name." in window.answer_view.toPlainText()
 
     # Keyboard: Tab to the first link, Enter follows it.
@@ -99,7 +107,7 @@ def test_ask_click_a_claim_and_the_viewer_highlights_its_span(window, qtbot, bac
     assert cursor.selectedText() == "The price of grain doubled in 1710."
 
     # The failed claim cannot be activated.
-    assert not window.activate_claim(1)
+    assert not window.activate_claim(answer.claims.index(second))
     assert window.text_view.highlighted_range() == span
 
     # The page view shows the claim's page with its rectangles.
@@ -207,7 +215,11 @@ def test_history_reopens_an_answer_and_export_has_quotes_and_pages(
     with qtbot.waitSignal(window.answer_shown, timeout=10_000):
         window._on_history_activated(window.history.item(0))
     assert built_on and "MainThread" not in built_on  # re-verified off the GUI thread
-    assert window.answer_view.linked_claims() == {0}
+    reopened = window.answer
+    assert window.answer_view.linked_claims() == {
+        i for i, c in enumerate(reopened.claims) if c.verified
+    }
+    assert all(c.grounding is not None for c in reopened.claims if c.verified)
     markdown = window.markdown()
     assert '"The price of grain doubled in 1710."' in markdown and "page 2" in markdown
     assert "verified" in markdown and "Unsupported" in markdown
