@@ -383,7 +383,7 @@ class Answerer:
         if self.backend is None:
             return "none (passages)"
         if not self.uses_model:
-            return f"none (passages; {self.backend.name} writes no claims)"
+            return f"evidence only ({self.backend.name} is not asked for claims)"
         return self.backend.name
 
     def _not_found(

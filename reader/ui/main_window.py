@@ -512,7 +512,8 @@ class MainWindow(QMainWindow):
     def _on_answer(self, answer: Answer) -> None:
         self._ask_finished()
         self.show_answer(answer)
-        self.ask_status.setText(f"Answered in {answer.metrics.seconds:.1f} s by {answer.model}.")
+        source = "from the evidence" if answer.mode == "passages" else f"by {answer.model}"
+        self.ask_status.setText(f"Answered in {answer.metrics.seconds:.1f} s {source}.")
         self.refresh_history()
         self.refresh_health()
 
