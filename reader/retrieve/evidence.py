@@ -11,10 +11,10 @@ sentences become the evidence shown first and the quotes the model may use.
 When even the best sentence holds fewer than two of the question's content
 words (for a question of two, fewer than its rarer one), the documents are
 judged not to answer it: what was found shares a word with the question by
-chance. Questions that
-only miss their point ("How many GPU hours...?" against a report that gives
-every figure but that one) pass this test; telling those apart takes
-understanding the question, which no lexical rule has.
+chance. Questions that only miss their point ("How many GPU hours...?"
+against a report that gives every figure but that one) pass this test;
+telling those apart takes understanding the question, which no lexical rule
+has.
 """
 
 from __future__ import annotations
