@@ -38,26 +38,10 @@ MIN_MATCHED_TERMS = 2
 # beside the sentence that names the topic.
 CONTEXT_WEIGHT = 0.3
 
+# Words that ask rather than say what is asked about (function words, "what"
+# and "how" among them, are in STOPWORDS already).
 _QUESTION_FORMS = frozenset(
     [
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "does",
-        "did",
-        "do",
-        "is",
-        "are",
-        "was",
-        "were",
-        "can",
-        "could",
         "tell",
         "explain",
         "describe",
