@@ -49,7 +49,7 @@ from reader.errors import AnswerCancelled, ChunkNotFoundError, ReaderError
 from reader.library import Library
 from reader.records import Answer, AnswerMetrics, CheckedClaim, Chunk, Claim, Verification
 from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
-from reader.verify.grounding import check_grounding
+from reader.verify.grounding import grounding_for
 
 DEFAULT_MODE = AUTO
 # Chunks searched for evidence sentences; the right one is in the top 10
@@ -331,9 +331,7 @@ class Answerer:
         """The span check, then (if the quote is there) the grounding check."""
         verifier = self.library.verifier(chunk.doc_id)
         verification = verifier.verify(claim.quote, source=chunk.id, retrieved=retrieved)
-        grounding = (
-            check_grounding(claim.text, claim.quote, question) if verification.verified else None
-        )
+        grounding = grounding_for(claim, verification, question)
         return CheckedClaim(claim, verification, doc_id=chunk.doc_id, grounding=grounding)
 
     # -- 5. compose --------------------------------------------------------------------

@@ -7,7 +7,7 @@ from dataclasses import replace
 from reader.errors import ChunkNotFoundError, ReaderError
 from reader.library import Library
 from reader.records import Answer, CheckedClaim, Claim, Verification
-from reader.verify.grounding import check_grounding
+from reader.verify.grounding import grounding_for
 
 
 def reverify(library: Library, answer: Answer) -> Answer:
@@ -28,7 +28,7 @@ def reverify(library: Library, answer: Answer) -> Answer:
             chunk = None
         if chunk is not None:
             verification = library.verifier(chunk.doc_id).verify(claim.quote, source=chunk.id)
-            checked.append(_regrounded(claim, verification, chunk.doc_id, item, answer))
+            checked.append(_rechecked(claim, verification, chunk.doc_id, item, answer))
             continue
         doc_id = item.doc_id
         try:
@@ -41,9 +41,7 @@ def reverify(library: Library, answer: Answer) -> Answer:
                 "no longer verified: the document is no longer in the library",
                 chunk_id=claim.source_id,
             )
-            checked.append(
-                CheckedClaim(claim, gone, doc_id, item.retried, None, item.from_evidence)
-            )
+            checked.append(_rechecked(claim, gone, doc_id, item, answer))
             continue
         found = verifier.verify(claim.quote)
         if found.verified and found.chunk_id is not None:
@@ -52,29 +50,26 @@ def reverify(library: Library, answer: Answer) -> Answer:
                 reason=f"re-anchored: the cited chunk no longer exists; {found.reason}",
             )
             moved = replace(claim, source_id=found.chunk_id)
-            checked.append(_regrounded(moved, anchored, doc_id, item, answer))
+            checked.append(_rechecked(moved, anchored, doc_id, item, answer))
         else:
             lost = Verification(
                 "miss",
                 "no longer verified: the document was re-extracted and the quote is not in it",
                 chunk_id=claim.source_id,
             )
-            checked.append(
-                CheckedClaim(claim, lost, doc_id, item.retried, None, item.from_evidence)
-            )
+            checked.append(_rechecked(claim, lost, doc_id, item, answer))
     metrics = replace(answer.metrics)
     metrics.count(checked)
     return replace(answer, claims=checked, metrics=metrics)
 
 
-def _regrounded(
+def _rechecked(
     claim: Claim,
     verification: Verification,
     doc_id: str | None,
     item: CheckedClaim,
     answer: Answer,
 ) -> CheckedClaim:
-    grounding = (
-        check_grounding(claim.text, claim.quote, answer.question) if verification.verified else None
-    )
+    """The claim with its new verification, grounded again if its quote still verifies."""
+    grounding = grounding_for(claim, verification, answer.question)
     return CheckedClaim(claim, verification, doc_id, item.retried, grounding, item.from_evidence)

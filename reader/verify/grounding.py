@@ -29,7 +29,7 @@ from functools import lru_cache
 
 import snowballstemmer
 
-from reader.records import Grounding
+from reader.records import Claim, Grounding, Verification
 from reader.textnorm import normalize_key
 
 _WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*", re.UNICODE)
@@ -409,3 +409,10 @@ def _negation_in_drawn_clauses(quote: str, claim_tokens: list[str]) -> str | Non
             if not others or others & claim_stems:
                 return token
     return None
+
+
+def grounding_for(claim: Claim, verification: Verification, question: str) -> Grounding | None:
+    """The grounding of a claim whose quote verified; None when it did not."""
+    if not verification.verified:
+        return None
+    return check_grounding(claim.text, claim.quote, question)
