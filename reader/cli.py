@@ -23,7 +23,14 @@ EXPECTED_FAILURE = 2
 
 
 def _library() -> Library:
-    return Library()
+    library = Library()
+    if library.store.read_only:
+        click.echo(
+            f"note: the library at {library.store.path} is read-only: reading, searching and "
+            "asking work, nothing is added or recorded.",
+            err=True,
+        )
+    return library
 
 
 def _echo_json(value: Any) -> None:
@@ -284,9 +291,11 @@ def ask(
                 for claim in data["claims"]  # type: ignore[attr-defined]
             ]
             _echo_json(data)
-            return
-        titles = {doc_id: library.document(doc_id).title for doc_id in answer.doc_ids}
-        click.echo(render_text(answer, titles))
+        else:
+            titles = {doc_id: library.document(doc_id).title for doc_id in answer.doc_ids}
+            click.echo(render_text(answer, titles))
+    if answer.not_recorded:
+        click.echo(f"note: {answer.not_recorded}", err=True)
 
 
 @cli.command(help="Past questions and answers, re-verified against the library as it is now.")
@@ -394,6 +403,18 @@ def evaluate_command(
     click.echo("", err=True)
     for key, value in figures.items():
         click.echo(f"{key}: {value}")
+
+
+@cli.command(
+    help="Repair a damaged library: rebuild it from what is still readable and from the "
+    "documents' files, keep the damaged file beside it, and say what was lost."
+)
+def repair() -> None:
+    from reader.repair import repair_library
+
+    report = repair_library(progress=lambda step: click.echo(f"repair: {step}", err=True))
+    for line in report.lines():
+        click.echo(line)
 
 
 @cli.command(help="List the language models reader can use.")

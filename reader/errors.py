@@ -52,6 +52,14 @@ class StoreError(ReaderError):
     """The library database could not be read or written."""
 
 
+class LibraryDamagedError(StoreError):
+    """The library file is damaged; reader will not write to it until repaired."""
+
+
+class LibraryReadOnlyError(StoreError):
+    """The library can be read but not written (a read-only file or folder)."""
+
+
 class DocumentNotFoundError(ReaderError):
     pass
 

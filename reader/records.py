@@ -304,6 +304,8 @@ class Answer:
     not_found: str | None = None  # why the documents were judged not to answer, if so
     id: int | None = None
     created_at: str = ""
+    # Why the answer is not in the history (a read-only library, a full disk), if so.
+    not_recorded: str | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -320,6 +322,7 @@ class Answer:
             "not_found_reason": self.not_found,
             "created_at": self.created_at,
             "metrics": self.metrics.to_json(),
+            "not_recorded": self.not_recorded,
         }
 
 

@@ -45,7 +45,7 @@ from reader.answer.prompting import (
     passages_for,
     retry_message,
 )
-from reader.errors import AnswerCancelled, ChunkNotFoundError, ReaderError
+from reader.errors import AnswerCancelled, ChunkNotFoundError, ReaderError, StoreError
 from reader.library import Library
 from reader.records import Answer, AnswerMetrics, CheckedClaim, Chunk, Claim, Verification
 from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
@@ -143,8 +143,19 @@ class Answerer:
                 )
         answer.metrics.seconds = time.perf_counter() - started
         if self.record:
-            self.library.store.add_answer(answer)
+            self._record(answer)
         return answer
+
+    def _record(self, answer: Answer) -> None:
+        """Keep the answer in the history; an answer that cannot be kept (a read-only
+        library, a full disk, a damaged file) is still given, with the reason."""
+        if self.library.store.read_only:
+            answer.not_recorded = "the library is read-only, so this answer is not recorded"
+            return
+        try:
+            self.library.store.add_answer(answer)
+        except StoreError as error:
+            answer.not_recorded = str(error)
 
     # -- 1. retrieve -------------------------------------------------------------------
 

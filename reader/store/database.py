@@ -6,6 +6,7 @@ workers receive the database path and open their own.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sqlite3
@@ -15,35 +16,102 @@ from pathlib import Path
 
 import sqlite_utils
 
-from reader.errors import ChunkNotFoundError, DocumentNotFoundError, StoreError
+from reader.errors import (
+    ChunkNotFoundError,
+    DocumentNotFoundError,
+    LibraryDamagedError,
+    LibraryReadOnlyError,
+    StoreError,
+)
 from reader.records import Answer, Chunk, Document, Heading, answer_from_json
-from reader.store.migrations import apply_migrations
+from reader.store import health
+from reader.store.migrations import apply_migrations, pending_migrations
 from reader.textnorm import porter_stem, search_form
 
 _CHUNK_COLUMNS = 'id, doc_id, seq, start, "end", text, heading, page_start, page_end'
 
 
 class LibraryStore:
-    """The SQLite database holding documents, chunks and the full-text index."""
+    """The SQLite database holding documents, chunks and the full-text index.
 
-    def __init__(self, path: str | Path) -> None:
+    A file reader may not write is opened read-only (``read_only``): reading
+    works, every write raises ``LibraryReadOnlyError``. A damaged file raises
+    ``LibraryDamagedError`` on open, or on the first query that meets the
+    damage; from then on nothing is written to it (see ``reader.store.health``).
+    ``allow_damaged`` opens a damaged file anyway, for salvage.
+    """
+
+    def __init__(self, path: str | Path, allow_damaged: bool = False) -> None:
         self.path = Path(path)
-        try:
+        # An existing library in a folder reader cannot write is opened read-only.
+        with contextlib.suppress(OSError):
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(str(self.path), timeout=30)
-            self.db = sqlite_utils.Database(connection)
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.execute("PRAGMA foreign_keys = ON")
-            self.db.execute("PRAGMA synchronous = NORMAL")
-            apply_migrations(self.db)
+        self.read_only = not health.writable(self.path)
+        self.db = sqlite_utils.Database(memory=True)
+        # Judged before connecting: opening the file creates its journal files.
+        unchanged = health.seen_healthy(self.path)
+        try:
+            self.connection = health.connect(self.path, self.read_only)
+            self.db = sqlite_utils.Database(self.connection)
+            try:
+                fresh = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+            except LibraryDamagedError:
+                fresh = False  # the guard has recorded the damage
+            if not fresh and self.damage is None and not unchanged:
+                self.connection.damage = health.check(self.connection)
+            if self.damage is not None and not allow_damaged:
+                raise health.damaged(self.path, self.damage)
+            if self.damage is None:
+                self._prepare(fresh)
+        except LibraryDamagedError:
+            self.close(seen_healthy=False)
+            raise
         except sqlite3.DatabaseError as error:
+            self.close(seen_healthy=False)
             raise StoreError(
                 f"The library at {self.path} cannot be opened ({error}); "
                 "move it aside or point READER_HOME at another folder."
             ) from None
 
-    def close(self) -> None:
+    def _prepare(self, fresh: bool) -> None:
+        if self.read_only:
+            if fresh or pending_migrations(self.db):
+                raise StoreError(
+                    f"The library at {self.path} is read-only and needs upgrading by this "
+                    "version of reader; open it once with write access."
+                )
+            return
+        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA foreign_keys = ON")
+        self.db.execute("PRAGMA synchronous = NORMAL")
+        apply_migrations(self.db)
+
+    @property
+    def damage(self) -> str | None:
+        """What SQLite found wrong with the file, once it has found anything."""
+        return getattr(self.db.conn, "damage", None)
+
+    def writing(self) -> sqlite3.Connection:
+        """The connection, for a write transaction; refused when the file is damaged
+        or read-only, so a damaged library is never written to."""
+        if self.damage is not None:
+            raise health.damaged(self.path, self.damage)
+        if self.read_only:
+            raise LibraryReadOnlyError(
+                f"The library at {self.path} is read-only: reader can show, search and answer "
+                "from it but not change it; make it writable, or point READER_HOME at a "
+                "folder reader may write to."
+            )
+        return self.db.conn
+
+    def close(self, seen_healthy: bool = True) -> None:
         self.db.conn.close()
+        if self.read_only:
+            return
+        if self.damage is not None:
+            health.forget_healthy(self.path)  # the next open checks the file again
+        elif seen_healthy:
+            health.mark_healthy(self.path)
 
     def __enter__(self) -> LibraryStore:
         return self
@@ -63,7 +131,7 @@ class LibraryStore:
         Either everything lands or nothing does: a process that dies midway
         leaves the library as it was.
         """
-        conn = self.db.conn
+        conn = self.writing()
         try:
             with conn:
                 self._delete_document_rows(document.id)
@@ -89,7 +157,8 @@ class LibraryStore:
                 self._insert_chunks(chunks)
         except sqlite3.DatabaseError as error:
             raise StoreError(
-                f"Could not save {document.path} to the library ({error}); nothing was changed."
+                f"Could not save {document.path} to the library ({error}); nothing was changed"
+                + ("; free some disk space and try again." if health.is_disk_full(error) else ".")
             ) from None
 
     def _insert_chunks(self, chunks: list[Chunk]) -> None:
@@ -132,12 +201,30 @@ class LibraryStore:
         conn.execute("DELETE FROM chunks WHERE doc_id = ?", [doc_id])
         conn.execute("DELETE FROM documents WHERE id = ?", [doc_id])
 
+    def rebuild_index(self) -> int:
+        """Write the full-text index again from the chunks; returns how many were indexed."""
+        conn = self.writing()
+        with conn:
+            conn.execute("DELETE FROM chunks_fts")
+            rows = conn.execute("SELECT rowid, text, heading FROM chunks").fetchall()
+            conn.executemany(
+                "INSERT INTO chunks_fts (rowid, text, heading) VALUES (?, ?, ?)",
+                (
+                    (rowid, search_form(text), search_form(" > ".join(json.loads(heading))))
+                    for rowid, text, heading in rows
+                ),
+            )
+        return len(rows)
+
     def remove_document(self, doc_id: str) -> None:
-        with self.db.conn:
+        with self.writing():
             self._delete_document_rows(doc_id)
 
     def update_path(self, doc_id: str, path: str) -> None:
-        with self.db.conn:
+        """Remember where the file is now; a read-only library keeps the old path."""
+        if self.read_only:
+            return
+        with self.writing():
             self.db.execute("UPDATE documents SET path = ? WHERE id = ?", [path, doc_id])
 
     def get_document(self, doc_id: str) -> Document:
@@ -269,36 +356,43 @@ class LibraryStore:
         metrics = answer.metrics
         created = answer.created_at or datetime.now(UTC).isoformat(timespec="seconds")
         answer.created_at = created
-        with self.db.conn as conn:
-            cursor = conn.execute(
-                "INSERT INTO answers (created_at, question, doc_ids, model, mode, claims, exact, "
-                "fuzzy, miss, grounded, answered, verification_rate, seconds, prompt_tokens, "
-                "completion_tokens, payload) "
-                f"VALUES ({', '.join('?' * 16)})",
-                [
-                    created,
-                    answer.question,
-                    json.dumps(answer.doc_ids),
-                    answer.model,
-                    answer.mode,
-                    metrics.claims,
-                    metrics.exact,
-                    metrics.fuzzy,
-                    metrics.miss,
-                    metrics.grounded,
-                    answer.not_found is None,
-                    metrics.verification_rate,
-                    metrics.seconds,
-                    metrics.prompt_tokens,
-                    metrics.completion_tokens,
-                    json.dumps(answer.to_json(), ensure_ascii=False),
-                ],
-            )
-            answer_id = int(cursor.lastrowid or 0)
-            conn.executemany(
-                "INSERT INTO answer_documents (answer_id, doc_id) VALUES (?, ?)",
-                [(answer_id, doc_id) for doc_id in answer.doc_ids],
-            )
+        conn = self.writing()
+        try:
+            with conn:
+                cursor = conn.execute(
+                    "INSERT INTO answers (created_at, question, doc_ids, model, mode, claims, "
+                    "exact, fuzzy, miss, grounded, answered, verification_rate, seconds, "
+                    "prompt_tokens, completion_tokens, payload) "
+                    f"VALUES ({', '.join('?' * 16)})",
+                    [
+                        created,
+                        answer.question,
+                        json.dumps(answer.doc_ids),
+                        answer.model,
+                        answer.mode,
+                        metrics.claims,
+                        metrics.exact,
+                        metrics.fuzzy,
+                        metrics.miss,
+                        metrics.grounded,
+                        answer.not_found is None,
+                        metrics.verification_rate,
+                        metrics.seconds,
+                        metrics.prompt_tokens,
+                        metrics.completion_tokens,
+                        json.dumps(answer.to_json(), ensure_ascii=False),
+                    ],
+                )
+                answer_id = int(cursor.lastrowid or 0)
+                conn.executemany(
+                    "INSERT INTO answer_documents (answer_id, doc_id) VALUES (?, ?)",
+                    [(answer_id, doc_id) for doc_id in answer.doc_ids],
+                )
+        except sqlite3.DatabaseError as error:
+            raise StoreError(
+                f"The answer could not be recorded in the history ({error})"
+                + ("; free some disk space." if health.is_disk_full(error) else ".")
+            ) from None
         answer.id = answer_id
         return answer_id
 

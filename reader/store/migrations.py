@@ -21,6 +21,14 @@ def migration(number: int) -> Callable[[Migration], Migration]:
     return register
 
 
+def pending_migrations(db: sqlite_utils.Database) -> list[int]:
+    """The migrations the file has not had yet (all of them for a new file)."""
+    if not db["_migrations"].exists():
+        return sorted(MIGRATIONS)
+    applied = {row[0] for row in db.execute("SELECT number FROM _migrations").fetchall()}
+    return [number for number in sorted(MIGRATIONS) if number not in applied]
+
+
 def apply_migrations(db: sqlite_utils.Database) -> list[int]:
     """Apply every migration not yet recorded; return the numbers applied."""
     db.execute(

@@ -116,11 +116,12 @@ library.ingest({str(big)!r})
         assert library.ingest(big).added  # and it ingests cleanly afterwards
 
 
-def test_a_corrupt_database_file_is_a_store_error(tmp_path):
+def test_a_file_that_is_not_a_database_is_a_damaged_library(tmp_path):
     path = tmp_path / "library.db"
     path.write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(StoreError, match="READER_HOME"):
+    with pytest.raises(StoreError, match=r"is damaged .*reader repair"):
         LibraryStore(path)
+    assert path.read_bytes() == b"this is not sqlite" * 100
 
 
 def test_headings_and_warnings_round_trip(library, make_pdf):

@@ -1,0 +1,308 @@
+"""Rebuilding a damaged library from what is still readable and from the documents' files.
+
+The damaged file is never changed: a new library is written beside it, row by
+row from what SQLite can still read, and only then takes its place; the damaged
+file is kept (renamed) in case anything else can be recovered from it.
+
+For each document, in order of preference:
+
+1. its stored canonical text, when it reads back whole and agrees with its old
+   chunks: chunks are rebuilt from it (the same ids, since chunk ids follow the
+   text) and the ids are checked against the old ones;
+2. its source file, re-extracted, when the stored text is unreadable and the
+   file still has the same bytes (the document id is a hash of them);
+3. otherwise it is reported lost, with the reason.
+
+Answers are copied as they were; unreadable ones are counted as lost. A library
+with no damage only gets its full-text index rebuilt.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from reader.config import library_path
+from reader.errors import LibraryReadOnlyError, ReaderError, StoreError
+from reader.ingest import document_id, read_document
+from reader.ingest.chunking import chunk_text
+from reader.records import Chunk, Document, Heading
+from reader.store import LibraryStore, health
+
+Progress = Callable[[str], None]
+# Rowids probed one by one past the last readable one, when a table cannot be
+# listed whole: enough for the rows a damaged page can hide.
+_PROBE_PAST = 5000
+_ANSWER_COLUMNS = (
+    "id, created_at, question, doc_ids, model, mode, claims, exact, fuzzy, miss, grounded, "
+    "answered, verification_rate, seconds, prompt_tokens, completion_tokens, payload"
+)
+
+
+@dataclass
+class RepairReport:
+    """What a repair kept, rebuilt and lost."""
+
+    path: Path
+    damage: str | None
+    kept: list[str] = field(default_factory=list)
+    reextracted: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)
+    chunks: int = 0
+    chunk_ids_compared: int = 0
+    chunk_ids_changed: int = 0
+    answers_kept: int = 0
+    answers_lost: int = 0
+    damaged_copy: Path | None = None
+
+    def lines(self) -> list[str]:
+        if self.damage is None:
+            return [
+                f"The library at {self.path} is not damaged; its full-text index was rebuilt "
+                f"({self.chunks} chunks)."
+            ]
+        lines = [
+            f"Repaired the library at {self.path}.",
+            f"Documents: {len(self.kept)} kept from the library, {len(self.reextracted)} "
+            f"re-read from their files, {len(self.lost)} lost.",
+        ]
+        lines += [f"  re-read from its file: {title}" for title in self.reextracted]
+        lines += [f"  lost: {item}" for item in self.lost]
+        compared = self.chunk_ids_compared
+        if compared:
+            lines.append(
+                f"Chunk ids: {compared - self.chunk_ids_changed} of {compared} old ids "
+                "found again"
+                + (
+                    " (answers citing the others re-anchor by quote)."
+                    if self.chunk_ids_changed
+                    else "."
+                )
+            )
+        lines.append(f"Answers: {self.answers_kept} kept, {self.answers_lost} lost.")
+        if self.damaged_copy is not None:
+            lines.append(f"The damaged file is kept at {self.damaged_copy}.")
+        return lines
+
+
+def repair_library(
+    path: str | Path | None = None, progress: Progress | None = None
+) -> RepairReport:
+    """Repair the library at ``path`` (the user's library by default)."""
+    path = Path(path or library_path())
+    say = progress or (lambda _message: None)
+    if not path.exists():
+        raise StoreError(f"There is no library at {path}, so there is nothing to repair.")
+    old = LibraryStore(path, allow_damaged=True)
+    try:
+        if old.read_only:
+            raise LibraryReadOnlyError(
+                f"The library at {path} is read-only, so it cannot be repaired; make it "
+                "writable first."
+            )
+        if old.damage is None:
+            say("rebuilding the full-text index")
+            chunks = old.rebuild_index()
+            problem = health.check(old.db.conn)
+            if problem is None:
+                return RepairReport(path, None, chunks=chunks)
+            old.connection.damage = problem
+        report = RepairReport(path, old.damage)
+        fresh = path.with_name(path.name + ".repairing")
+        _remove_database(fresh)
+        with LibraryStore(fresh) as new:
+            _salvage_documents(_Salvage(old.db.conn), new, report, say)
+            _salvage_answers(_Salvage(old.db.conn), new, report, say)
+            new.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        old.close(seen_healthy=False)
+    report.damaged_copy = _swap(path, fresh)
+    return report
+
+
+class _Salvage:
+    """Reads what it can from a damaged file: any query may fail on a damaged page."""
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self.connection = connection
+
+    def row(self, sql: str, parameters: list[Any]) -> tuple[Any, ...] | None:
+        try:
+            row = self.connection.execute(sql, parameters).fetchone()
+        except (ReaderError, sqlite3.Error):
+            return None
+        return tuple(row) if row is not None else None
+
+    def rows(self, sql: str, parameters: list[Any]) -> list[tuple[Any, ...]] | None:
+        try:
+            return [tuple(row) for row in self.connection.execute(sql, parameters).fetchall()]
+        except (ReaderError, sqlite3.Error):
+            return None
+
+    def rowids(self, table: str) -> Iterator[int]:
+        """Every rowid of ``table`` that can be read, listed or else probed."""
+        listed: list[int] = []
+        try:
+            for (rowid,) in self.connection.execute(f"SELECT rowid FROM {table} ORDER BY rowid"):
+                listed.append(rowid)
+            yield from listed
+            return
+        except (ReaderError, sqlite3.Error):
+            pass
+        seen = set(listed)
+        yield from listed
+        last = max(listed, default=0)
+        rowid = 0
+        while rowid < last + _PROBE_PAST:
+            rowid += 1
+            if rowid in seen:
+                continue
+            if self.row(f"SELECT 1 FROM {table} WHERE rowid = ?", [rowid]) is not None:
+                last = max(last, rowid)
+                yield rowid
+
+
+def _salvage_documents(
+    old: _Salvage, new: LibraryStore, report: RepairReport, say: Progress
+) -> None:
+    accounted: set[str] = set()  # kept, re-read or already reported lost
+    for rowid in old.rowids("documents"):
+        meta = old.row(
+            "SELECT id, title, path, kind, extractor, ingested_at, page_starts, headings, "
+            "warnings FROM documents WHERE rowid = ?",
+            [rowid],
+        )
+        if meta is None:
+            continue  # reported below, by the ids its chunks and answers still name
+        doc_id, title = str(meta[0]), str(meta[1])
+        accounted.add(doc_id)
+        say(f"document: {title}")
+        old_chunks = old.rows(
+            'SELECT id, start, "end", text FROM chunks WHERE doc_id = ? ORDER BY seq', [doc_id]
+        )
+        stored = _stored_document(old, rowid, meta, old_chunks)
+        if stored is not None:
+            document, chunks = stored
+            report.kept.append(title)
+        else:
+            rebuilt, reason = _reread(Path(str(meta[2])), doc_id)
+            if rebuilt is None:
+                report.lost.append(f"{title} ({doc_id}): {reason}")
+                continue
+            document, chunks = rebuilt
+            document.ingested_at = str(meta[5])
+            report.reextracted.append(title)
+        if old_chunks is not None:
+            old_ids = {row[0] for row in old_chunks}
+            report.chunk_ids_compared += len(old_ids)
+            report.chunk_ids_changed += len(old_ids - {chunk.id for chunk in chunks})
+        new.add_document(document, chunks)
+        report.chunks += len(chunks)
+    named: set[str] = set()
+    for query in (
+        "SELECT DISTINCT doc_id FROM chunks",
+        "SELECT DISTINCT doc_id FROM answer_documents",
+    ):
+        named.update(row[0] for row in old.rows(query, []) or [])
+    for doc_id in sorted(named - accounted):
+        report.lost.append(f"{doc_id}: its record is unreadable; ingest its file again")
+
+
+def _stored_document(
+    old: _Salvage,
+    rowid: int,
+    meta: tuple[Any, ...],
+    old_chunks: list[tuple[Any, ...]] | None,
+) -> tuple[Document, list[Chunk]] | None:
+    """The document as stored, if its text reads back whole and agrees with its chunks."""
+    text_row = old.row("SELECT text, chars FROM documents WHERE rowid = ?", [rowid])
+    if text_row is None or not isinstance(text_row[0], str) or len(text_row[0]) != text_row[1]:
+        return None
+    text = text_row[0]
+    if old_chunks is not None and any(
+        text[start:end] != body for _, start, end, body in old_chunks
+    ):
+        return None
+    try:
+        document = Document(
+            id=str(meta[0]),
+            title=str(meta[1]),
+            path=str(meta[2]),
+            kind=str(meta[3]),
+            extractor=str(meta[4]),
+            ingested_at=str(meta[5]),
+            page_starts=[int(p) for p in json.loads(meta[6])],
+            headings=[Heading(int(o), int(lv), str(t)) for o, lv, t in json.loads(meta[7])],
+            warnings=[str(w) for w in json.loads(meta[8])],
+            text=text,
+        )
+    except (TypeError, ValueError):
+        return None
+    chunks = chunk_text(document.id, text, document.page_starts, document.headings)
+    return document, chunks
+
+
+def _reread(path: Path, doc_id: str) -> tuple[tuple[Document, list[Chunk]] | None, str]:
+    """The document re-extracted from its file, or why it cannot be."""
+    try:
+        if not path.is_file():
+            return None, f"its stored text is damaged and its file {path} is gone"
+        if document_id(path) != doc_id:
+            return None, f"its stored text is damaged and its file {path} has changed"
+        return read_document(path, doc_id=doc_id), ""
+    except ReaderError as error:
+        return None, f"its stored text is damaged and its file cannot be read again ({error})"
+    except OSError as error:
+        return None, f"its stored text is damaged and its file cannot be read ({error.strerror})"
+
+
+def _salvage_answers(old: _Salvage, new: LibraryStore, report: RepairReport, say: Progress) -> None:
+    say("answers")
+    connection = new.writing()
+    for rowid in old.rowids("answers"):
+        row = old.row(f"SELECT {_ANSWER_COLUMNS} FROM answers WHERE rowid = ?", [rowid])
+        links = old.rows("SELECT doc_id FROM answer_documents WHERE answer_id = ?", [rowid])
+        if row is None:
+            report.answers_lost += 1
+            continue
+        if links is None:
+            links = [(doc_id,) for doc_id in json.loads(row[3] or "[]")]
+        with connection:
+            connection.execute(
+                f"INSERT INTO answers ({_ANSWER_COLUMNS}) VALUES ({', '.join('?' * 17)})", row
+            )
+            connection.executemany(
+                "INSERT INTO answer_documents (answer_id, doc_id) VALUES (?, ?)",
+                [(row[0], doc_id) for (doc_id,) in links],
+            )
+        report.answers_kept += 1
+
+
+def _database_files(path: Path) -> list[Path]:
+    return [path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm"))]
+
+
+def _remove_database(path: Path) -> None:
+    for file in _database_files(path):
+        file.unlink(missing_ok=True)
+
+
+def _swap(path: Path, fresh: Path) -> Path:
+    """Put the rebuilt library in place; keep the damaged one beside it."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    kept = path.with_name(f"{path.name}.damaged-{stamp}")
+    for old_file, kept_file in zip(_database_files(path), _database_files(kept), strict=True):
+        if old_file.exists():
+            old_file.replace(kept_file)
+    health.forget_healthy(path)
+    for new_file, final in zip(_database_files(fresh), _database_files(path), strict=True):
+        if new_file.exists():
+            new_file.replace(final)
+    health.forget_healthy(fresh)
+    health.mark_healthy(path)
+    return kept

@@ -1,0 +1,213 @@
+"""A damaged library: detected, never written to, and repaired with a report of what was lost."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reader.answer import Answerer
+from reader.errors import LibraryDamagedError
+from reader.library import Library
+from reader.repair import repair_library
+from reader.store import LibraryStore, health
+
+LETTER = "\n\n".join(
+    f"Paragraph {n}: the harbour authority charged {n * 7} crowns for each mooring in spring."
+    for n in range(60)
+)
+# Long enough that its text spans many overflow pages of the documents table.
+ESSAY = "\n\n".join(
+    f"Essay part {n}. Lighthouse keepers logged {n * 11} storms and repaired {n + 3} lamps."
+    for n in range(900)
+)
+
+
+def reader(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "reader.cli", *args], capture_output=True, text=True
+    )
+
+
+def overflow_pages(path: Path) -> set[int]:
+    with sqlite3.connect(path) as connection:
+        rows = connection.execute(
+            "SELECT pageno FROM dbstat WHERE name = 'documents' AND pagetype = 'overflow'"
+        ).fetchall()
+    connection.close()
+    return {row[0] for row in rows}
+
+
+def overwrite_pages(path: Path, pages: list[int], seed: int = 7) -> None:
+    """Overwrite whole pages with random bytes, as a failing disk would."""
+    size = 4096
+    with sqlite3.connect(path) as connection:
+        size = connection.execute("PRAGMA page_size").fetchone()[0]
+    connection.close()
+    noise = random.Random(seed)
+    with path.open("r+b") as handle:
+        for page in pages:
+            handle.seek((page - 1) * size)
+            handle.write(bytes(noise.randrange(256) for _ in range(size)))
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def two_documents(reader_home: Path, tmp_path: Path) -> dict[str, object]:
+    """A library of a letter and an essay, one answer recorded; the essay's text pages known."""
+    letter = tmp_path / "letter.txt"
+    letter.write_text(LETTER, encoding="utf-8")
+    essay = tmp_path / "essay.txt"
+    essay.write_text(ESSAY, encoding="utf-8")
+    with Library() as library:
+        letter_id = library.ingest(letter).doc_id
+        before = overflow_pages(library.store.path)
+        essay_id = library.ingest(essay).doc_id
+        Answerer(library, None, mode="passages").ask("How many crowns per mooring?", [letter_id])
+        essay_chunks = [chunk.id for chunk in library.chunks(essay_id)]
+        path = library.store.path
+    essay_pages = sorted(overflow_pages(path) - before)
+    assert len(essay_pages) > 10
+    assert not path.with_name(path.name + "-wal").exists()  # all of it is in the file
+    return {
+        "path": path,
+        "letter": letter,
+        "essay": essay,
+        "letter_id": letter_id,
+        "essay_id": essay_id,
+        "essay_pages": essay_pages,
+        "essay_chunks": essay_chunks,
+    }
+
+
+def test_every_command_reports_a_damaged_library_in_one_line_and_writes_nothing(
+    two_documents, tmp_path
+):
+    path = two_documents["path"]
+    size = path.stat().st_size
+    with path.open("r+b") as handle:  # 4 KiB of noise in the middle of the file
+        handle.seek(size // 2 // 4096 * 4096)
+        handle.write(random.Random(3).randbytes(4096))
+    damaged_bytes = digest(path)
+    other = tmp_path / "other.txt"
+    other.write_text("Another document that must not be added to a damaged library.")
+    letter_id = str(two_documents["letter_id"])
+    for arguments in (
+        ["list"],
+        ["text", letter_id],
+        ["chunks", letter_id],
+        ["search", "mooring"],
+        ["ask", letter_id, "How many crowns?", "--no-model"],
+        ["history"],
+        ["stats"],
+        ["ingest", str(other)],
+    ):
+        completed = reader(*arguments)
+        assert completed.returncode == 2, (arguments, completed)
+        lines = completed.stderr.strip().splitlines()
+        assert len(lines) == 1, (arguments, completed.stderr)
+        assert "is damaged" in lines[0] and "reader repair" in lines[0], lines[0]
+        assert "unexpectedly" not in lines[0]
+    assert digest(path) == damaged_bytes
+
+
+def test_damage_met_after_opening_stops_every_later_write(two_documents, tmp_path):
+    path = two_documents["path"]
+    overwrite_pages(path, two_documents["essay_pages"][5:6])
+    health.mark_healthy(path)  # as if the damage happened after the last check
+    damaged_bytes = digest(path)
+    other = tmp_path / "other.txt"
+    other.write_text("A short document that would be written if nothing noticed the damage.")
+    with Library() as library:
+        with pytest.raises(LibraryDamagedError, match="reader repair"):
+            library.document(str(two_documents["essay_id"]))
+        with pytest.raises(LibraryDamagedError):
+            library.ingest(other)
+        answer = Answerer(library, None, mode="passages").ask(
+            "How many crowns per mooring?", [str(two_documents["letter_id"])]
+        )
+        assert answer.claims  # reading what is sound still works
+        assert answer.not_recorded is not None and "reader repair" in answer.not_recorded
+    assert digest(path) == damaged_bytes
+    assert not health.seen_healthy(path)  # a damaged session never stamps the file healthy
+
+
+def test_repair_keeps_sound_documents_and_rereads_a_damaged_one_from_its_file(two_documents):
+    path = two_documents["path"]
+    overwrite_pages(path, two_documents["essay_pages"][3:5])
+    damaged_bytes = digest(path)
+
+    report = repair_library()
+
+    assert report.damage is not None
+    assert report.kept == ["letter"]
+    assert report.reextracted == ["essay"]
+    assert report.lost == []
+    assert report.chunk_ids_compared >= len(two_documents["essay_chunks"])
+    assert report.chunk_ids_changed == 0
+    assert report.answers_kept == 1 and report.answers_lost == 0
+    assert report.damaged_copy is not None and digest(report.damaged_copy) == damaged_bytes
+    with Library() as library:
+        essay_id = str(two_documents["essay_id"])
+        assert library.document(essay_id).text == ESSAY
+        assert [c.id for c in library.chunks(essay_id)] == two_documents["essay_chunks"]
+        hits = library.search("lighthouse storms", doc_id=essay_id)
+        assert hits
+        verification = library.verifier(essay_id).verify("Lighthouse keepers logged 99 storms")
+        assert verification.status == "exact"
+        assert len(library.store.answers()) == 1
+    completed = reader("list")
+    assert completed.returncode == 0 and "essay" in completed.stdout
+
+
+def test_repair_says_which_documents_were_lost(two_documents):
+    path = two_documents["path"]
+    overwrite_pages(path, two_documents["essay_pages"][3:5])
+    Path(two_documents["essay"]).unlink()  # type: ignore[arg-type]
+
+    completed = reader("repair")
+
+    assert completed.returncode == 0, completed.stderr
+    assert "1 kept from the library, 0 re-read from their files, 1 lost" in completed.stdout
+    assert f"lost: essay ({two_documents['essay_id']})" in completed.stdout
+    assert "is gone" in completed.stdout
+    assert "Answers: 1 kept, 0 lost." in completed.stdout
+    with Library() as library:
+        assert [d["id"] for d in library.documents()] == [two_documents["letter_id"]]
+
+
+def test_repair_of_a_sound_library_rebuilds_its_index(two_documents):
+    path = two_documents["path"]
+    with sqlite3.connect(path) as connection:  # an index that lost its rows
+        connection.execute("DELETE FROM chunks_fts")
+    connection.close()
+    with Library() as library:
+        assert library.search("mooring") == []
+
+    report = repair_library()
+
+    assert report.damage is None and report.damaged_copy is None
+    assert "not damaged" in report.lines()[0]
+    with Library() as library:
+        assert library.search("mooring")
+        assert len(library.documents()) == 2
+
+
+def test_a_library_that_cannot_be_read_at_all_is_replaced_and_kept(reader_home):
+    reader_home.mkdir(parents=True, exist_ok=True)
+    path = reader_home / "library.db"
+    path.write_bytes(b"not a database at all " * 400)
+    report = repair_library()
+    assert report.kept == [] and report.lost == []
+    assert report.damaged_copy is not None
+    assert report.damaged_copy.read_bytes() == b"not a database at all " * 400
+    with LibraryStore(path) as store:
+        assert store.list_documents() == []
