@@ -26,8 +26,9 @@ def _library() -> Library:
     library = Library()
     if library.store.read_only:
         click.echo(
-            f"note: the library at {library.store.path} is read-only: reading, searching and "
-            "asking work, nothing is added or recorded.",
+            f"note: the library at {library.store.path} cannot be written "
+            f"({library.store.read_only_reason}): reading, searching and asking work; "
+            "nothing is added or recorded.",
             err=True,
         )
     return library

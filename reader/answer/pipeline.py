@@ -150,7 +150,8 @@ class Answerer:
         """Keep the answer in the history; an answer that cannot be kept (a read-only
         library, a full disk, a damaged file) is still given, with the reason."""
         if self.library.store.read_only:
-            answer.not_recorded = "the library is read-only, so this answer is not recorded"
+            reason = self.library.store.read_only_reason
+            answer.not_recorded = f"this answer is not recorded: {reason}"
             return
         try:
             self.library.store.add_answer(answer)

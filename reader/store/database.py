@@ -46,23 +46,22 @@ class LibraryStore:
         # An existing library in a folder reader cannot write is opened read-only.
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.read_only = not health.writable(self.path)
+        # Why the library cannot be written, when it cannot: then it opens read-only.
+        self.read_only_reason = None if health.writable(self.path) else "the file or its folder is read-only"
         self.db = sqlite_utils.Database(memory=True)
         # Judged before connecting: opening the file creates its journal files.
         unchanged = health.seen_healthy(self.path)
         try:
-            self.connection = health.connect(self.path, self.read_only)
-            self.db = sqlite_utils.Database(self.connection)
             try:
-                fresh = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
-            except LibraryDamagedError:
-                fresh = False  # the guard has recorded the damage
-            if not fresh and self.damage is None and not unchanged:
-                self.connection.damage = health.check(self.connection)
-            if self.damage is not None and not allow_damaged:
-                raise health.damaged(self.path, self.damage)
-            if self.damage is None:
-                self._prepare(fresh)
+                self._open(unchanged, allow_damaged)
+            except sqlite3.OperationalError:
+                # A full disk cannot take the journal files a writer needs; the
+                # library can still be read as it is.
+                if self.read_only or not health.disk_full(self.path):
+                    raise
+                self.db.conn.close()
+                self.read_only_reason = "the disk is full"
+                self._open(unchanged, allow_damaged)
         except LibraryDamagedError:
             self.close(seen_healthy=False)
             raise
@@ -73,12 +72,31 @@ class LibraryStore:
                 "move it aside or point READER_HOME at another folder."
             ) from None
 
+    @property
+    def read_only(self) -> bool:
+        return self.read_only_reason is not None
+
+    def _open(self, unchanged: bool, allow_damaged: bool) -> None:
+        self.connection = health.connect(self.path, self.read_only)
+        self.db = sqlite_utils.Database(self.connection)
+        try:
+            fresh = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+        except LibraryDamagedError:
+            fresh = False  # the guard has recorded the damage
+        if not fresh and self.damage is None and not unchanged:
+            self.connection.damage = health.check(self.connection)
+        if self.damage is not None and not allow_damaged:
+            raise health.damaged(self.path, self.damage)
+        if self.damage is None:
+            self._prepare(fresh)
+
     def _prepare(self, fresh: bool) -> None:
         if self.read_only:
             if fresh or pending_migrations(self.db):
                 raise StoreError(
-                    f"The library at {self.path} is read-only and needs upgrading by this "
-                    "version of reader; open it once with write access."
+                    f"The library at {self.path} cannot be written ({self.read_only_reason}) "
+                    "and needs upgrading by this version of reader; open it once with write "
+                    "access."
                 )
             return
         self.db.execute("PRAGMA journal_mode = WAL")
@@ -96,6 +114,11 @@ class LibraryStore:
         or read-only, so a damaged library is never written to."""
         if self.damage is not None:
             raise health.damaged(self.path, self.damage)
+        if self.read_only_reason == "the disk is full":
+            raise LibraryReadOnlyError(
+                f"The library at {self.path} cannot be written: the disk is full; "
+                "free some disk space and try again."
+            )
         if self.read_only:
             raise LibraryReadOnlyError(
                 f"The library at {self.path} is read-only: reader can show, search and answer "

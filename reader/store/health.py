@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
@@ -135,6 +136,14 @@ def writable(path: Path) -> bool:
     if not os.access(folder, os.W_OK | os.X_OK):
         return False
     return not path.exists() or os.access(path, os.W_OK)
+
+
+def disk_full(path: Path) -> bool:
+    """Whether the disk holding the library has no room left for its journal files."""
+    try:
+        return shutil.disk_usage(path.parent).free < 256 * 1024
+    except OSError:
+        return False
 
 
 def connect(path: Path, read_only: bool) -> GuardedConnection:
