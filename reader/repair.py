@@ -115,10 +115,15 @@ def repair_library(
         report = RepairReport(path, old.damage)
         fresh = path.with_name(path.name + ".repairing")
         _remove_database(fresh)
-        with LibraryStore(fresh) as new:
-            _salvage_documents(_Salvage(old.db.conn), new, report, say)
-            _salvage_answers(_Salvage(old.db.conn), new, report, say)
-            new.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try:
+            with LibraryStore(fresh) as new:
+                _salvage_documents(_Salvage(old.db.conn), new, report, say)
+                _salvage_answers(_Salvage(old.db.conn), new, report, say)
+                new.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except BaseException:  # cancelled, or the disk filled: the old file stays as it was
+            _remove_database(fresh)
+            health.forget_healthy(fresh)
+            raise
     finally:
         old.close(seen_healthy=False)
     report.damaged_copy = _swap(path, fresh)

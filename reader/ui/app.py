@@ -47,10 +47,18 @@ def open_window(paths: list[Path], sample: bool = False) -> Any:
     With ``sample``, or on a first launch with an empty library, the window opens
     the shipped sample document with its question ready to ask.
     """
+    from reader.config import library_path
+    from reader.errors import LibraryDamagedError
     from reader.sample import SAMPLE_QUESTION, installed_sample, sample_offered
     from reader.ui.main_window import MainWindow
+    from reader.ui.repair import offer_repair
 
-    window = MainWindow()
+    try:
+        window = MainWindow()
+    except LibraryDamagedError as error:
+        if not offer_repair(None, error, library_path()):
+            raise
+        window = MainWindow()
     window.resize(1280, 800)
     window.show()
     if sample or (not paths and not sample_offered() and not window.library.documents()):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -39,13 +40,15 @@ from reader.answer.render import render_markdown, verification_summary
 from reader.answer.setup import make_backend
 from reader.answer.stats import verification_stats
 from reader.config import library_path, load_settings
-from reader.errors import EncryptedDocumentError, ReaderError
+from reader.errors import EncryptedDocumentError, LibraryDamagedError, ReaderError, StoreError
 from reader.ingest.extract import PYMUPDF_TYPES, TEXT_TYPES
 from reader.ingest.layout import render_page
 from reader.library import IngestResult, Library
 from reader.records import Answer, CheckedClaim, Document
+from reader.repair import RepairReport
 from reader.ui.answer_view import AnswerView
 from reader.ui.health import HealthPanel
+from reader.ui.repair import REPAIR_BUTTON, repair_work
 from reader.ui.viewer import PageView, TextView
 from reader.ui.workers import Task, TaskCancelled, Workers
 
@@ -71,23 +74,44 @@ class MessageBar(QWidget):
         self.label = QLabel()
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.action = QPushButton()
+        self.action.hide()
+        self._action_slot: Callable[[], Any] | None = None
+        self.action.clicked.connect(self._on_action)
         close = QPushButton("Dismiss")
         close.clicked.connect(self.hide)
         layout.addWidget(self.label, 1)
+        layout.addWidget(self.action)
         layout.addWidget(close)
         self.hide()
 
-    def show_message(self, text: str, error: bool = True) -> None:
+    def show_message(
+        self,
+        text: str,
+        error: bool = True,
+        action: tuple[str, Callable[[], Any]] | None = None,
+    ) -> None:
+        """Show ``text``; ``action`` adds a button (label, slot) that does what it suggests."""
         color = "#c0392b" if error else "#2471a3"
         self.label.setStyleSheet(f"color: {color}")
         self.label.setText(text)
+        self._action_slot = action[1] if action else None
+        self.action.setText(action[0] if action else "")
+        self.action.setVisible(action is not None)
         self.show()
+
+    def _on_action(self) -> None:
+        slot = self._action_slot
+        self.hide()
+        if slot is not None:
+            slot()
 
 
 class MainWindow(QMainWindow):
     document_shown = Signal(str)
     answer_shown = Signal()
     page_shown = Signal(int)
+    library_repaired = Signal(object)  # the RepairReport
 
     def __init__(
         self,
@@ -109,9 +133,18 @@ class MainWindow(QMainWindow):
         self.last_click_ms: float | None = None
         self._streamed_claims: list[CheckedClaim] = []
         self._streamed_text = ""
+        self.repair_task: Task | None = None
+        self._previous_excepthook = sys.excepthook
+        sys.excepthook = self._on_uncaught
         self._build()
         self.refresh_library()
         self.refresh_health()
+        if self.library.store.read_only:
+            self.message.show_message(
+                f"The library cannot be written ({self.library.store.read_only_reason}): "
+                "reading, searching and asking work; nothing is added or recorded.",
+                error=False,
+            )
 
     # -- layout ------------------------------------------------------------------------
 
@@ -226,6 +259,7 @@ class MainWindow(QMainWindow):
         central_layout.setContentsMargins(4, 4, 4, 4)
         central_layout.addWidget(self.message)
         central_layout.addWidget(splitter, 1)
+        self.central = central
         self.setCentralWidget(central)
         self.statusBar()
         self._build_menus()
@@ -244,6 +278,7 @@ class MainWindow(QMainWindow):
         action(file_menu, "&Open…", QKeySequence.StandardKey.Open, self.choose_files)
         action(file_menu, "&Settings…", "Ctrl+,", self.open_settings)
         action(file_menu, "Export answer as &Markdown…", "Ctrl+E", self.save_markdown)
+        action(file_menu, "&Repair library…", None, self.repair_library)
         action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
         view_menu = self.menuBar().addMenu("&View")
         action(view_menu, "&Find in document", QKeySequence.StandardKey.Find, self.show_find)
@@ -252,6 +287,61 @@ class MainWindow(QMainWindow):
         action(view_menu, "Focus &library", "Ctrl+1", self.documents.setFocus)
         action(view_menu, "Focus &viewer", "Ctrl+2", self.text_view.setFocus)
         action(view_menu, "Focus &answer", "Ctrl+3", self.answer_view.setFocus)
+
+    # -- errors and repair ---------------------------------------------------------------
+
+    def show_error(self, error: ReaderError) -> None:
+        """Report an error in the message bar; a damaged library gets a button to repair it."""
+        if isinstance(error, LibraryDamagedError):
+            self.message.show_message(str(error), action=(REPAIR_BUTTON, self.repair_library))
+        else:
+            self.message.show_message(str(error))
+
+    def repair_library(self) -> Task | None:
+        """Rebuild the library in the background, as ``reader repair`` does, then reopen it."""
+        if self.repair_task is not None or self.workers.busy():
+            self.message.show_message("Wait for the current work to finish, then repair.")
+            return None
+        self.library.close()
+        self.central.setEnabled(False)
+        self.ingest_label.setText("Repairing the library…")
+        self.ingest_label.show()
+        self.ingest_progress.setRange(0, 0)
+        self.ingest_progress.show()
+
+        def finished() -> None:
+            self.repair_task = None
+            self.ingest_label.hide()
+            self.ingest_progress.hide()
+            self.central.setEnabled(True)
+            try:
+                self.library = Library(self.database)
+            except ReaderError as error:
+                self.show_error(error)
+                return
+            self.current = None
+            self.refresh_library()
+            self.refresh_history()
+            self.refresh_health()
+
+        def done(report: RepairReport) -> None:
+            finished()
+            self.message.show_message("\n".join(report.lines()), error=bool(report.lost))
+            self.library_repaired.emit(report)
+
+        def failed(error: ReaderError) -> None:
+            finished()
+            self.show_error(error)
+
+        self.repair_task = self.workers.submit(
+            self.workers.documents,
+            repair_work(self.database),
+            done,
+            failed,
+            lambda step: self.ingest_label.setText(f"Repairing the library: {step}"),
+            lambda: failed(ReaderError("Repair cancelled; the library is as it was.")),
+        )
+        return self.repair_task
 
     # -- library -----------------------------------------------------------------------
 
@@ -321,7 +411,7 @@ class MainWindow(QMainWindow):
                 if given:
                     self.open_path(path, given)
                 return
-            self.message.show_message(str(error))
+            self.show_error(error)
 
         def done(result: IngestResult) -> None:
             self._ingest_finished()
@@ -514,6 +604,8 @@ class MainWindow(QMainWindow):
         self.show_answer(answer)
         source = "from the evidence" if answer.mode == "passages" else f"by {answer.model}"
         self.ask_status.setText(f"Answered in {answer.metrics.seconds:.1f} s {source}.")
+        if answer.not_recorded:
+            self.show_error(StoreError(f"The answer is shown but {answer.not_recorded}."))
         self.refresh_history()
         self.refresh_health()
 
@@ -528,7 +620,7 @@ class MainWindow(QMainWindow):
     def _on_ask_failed(self, error: ReaderError) -> None:
         self._ask_finished()
         self.ask_status.setText("")
-        self.message.show_message(str(error))
+        self.show_error(error)
 
     def _on_ask_cancelled(self) -> None:
         self._ask_finished()
@@ -618,7 +710,7 @@ class MainWindow(QMainWindow):
 
         def failed(error: ReaderError) -> None:
             self.ask_status.setText("")
-            self.message.show_message(str(error))
+            self.show_error(error)
 
         self.ask_status.setText("Checking the stored answer against the library…")
         return self.workers.submit(self.workers.documents, work, done, failed)
@@ -674,4 +766,14 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: Any) -> None:
         self.workers.shutdown()
         self.library.close()
+        if sys.excepthook == self._on_uncaught:
+            sys.excepthook = self._previous_excepthook
         super().closeEvent(event)
+
+    def _on_uncaught(self, kind: Any, error: BaseException, traceback: Any) -> None:
+        """An expected failure in a slot (a damaged library met while listing, say) is
+        reported in the message bar, like those from workers; anything else is a bug."""
+        if isinstance(error, ReaderError):
+            self.show_error(error)
+        else:
+            self._previous_excepthook(kind, error, traceback)
