@@ -1,6 +1,6 @@
 """How a PDF page becomes canonical text, and how a span maps back onto the page.
 
-The canonical text of a page is assembled from PyMuPDF's ``blocks`` extraction:
+The canonical text of a page is assembled from PyMuPDF's ``dict`` extraction:
 each text line becomes one line (its spans joined, surrounding whitespace
 stripped), the lines of a block are joined with ``\\n``, and blocks are
 separated by a blank line, so paragraphs stay visible as paragraphs. Pages are
@@ -20,7 +20,9 @@ produce:
 - characters without a Unicode mapping come out as U+FFFD rather than raw
   glyph ids, which would read as plausible but wrong letters.
 
-The ``rawdict`` extraction yields the same lines as ``blocks`` plus a box per
+Blocks are put in reading order, column by column (``reading_order``).
+
+The ``rawdict`` extraction yields the same lines as ``dict`` plus a box per
 character, so ``page_text_with_boxes`` rebuilds a page's text with one box per
 character and a span of the canonical text maps onto rectangles exactly.
 """
@@ -31,8 +33,12 @@ from collections.abc import Iterable, Sequence
 
 import pymupdf
 
+from reader.ingest.reading_order import reading_order
+
 EXTRACTION_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
-LAYOUT_VERSION = "layout-1"
+LAYOUT_VERSION = "layout-2"
+# PyMuPDF's span flag for superscript text (footnote markers, mostly).
+SUPERSCRIPT = 1
 
 Box = tuple[float, float, float, float]
 
@@ -47,36 +53,85 @@ def _assemble(blocks: Iterable[Sequence[str]]) -> str:
 
 
 class TextBlock:
-    """One block of a page: its lines and its average line height in points."""
+    """One block of a page as it is read: its lines, where they are, what is raised.
 
-    __slots__ = ("line_height", "lines")
+    ``line_boxes`` are the lines' rectangles as displayed (page rotation
+    applied); ``markers`` are ``(line, start, end)`` ranges of superscript
+    text within a line's stripped text.
+    """
 
-    def __init__(self, lines: list[str], line_height: float) -> None:
+    __slots__ = ("bbox", "line_boxes", "line_height", "lines", "markers")
+
+    def __init__(
+        self,
+        lines: list[str],
+        line_height: float,
+        bbox: Box = (0.0, 0.0, 0.0, 0.0),
+        line_boxes: list[Box] | None = None,
+        markers: list[tuple[int, int, int]] | None = None,
+    ) -> None:
         self.lines = lines
         self.line_height = line_height
+        self.bbox = bbox
+        self.line_boxes = line_boxes or []
+        self.markers = markers or []
 
     @property
     def text(self) -> str:
         return "\n".join(self.lines)
 
 
-def page_blocks(page: pymupdf.Page) -> list[TextBlock]:
-    """The non-empty text blocks of a page, in PyMuPDF's order.
+def _displayed(page: pymupdf.Page, box: Sequence[float]) -> Box:
+    rect = pymupdf.Rect(box) * page.rotation_matrix
+    rect.normalize()
+    return (rect.x0, rect.y0, rect.x1, rect.y1)
 
-    Uses the ``blocks`` extraction, as fast as plain text extraction; it
-    yields the same lines as ``dict`` and ``rawdict`` (lines joined with
-    ``\n``), which ``page_text_with_boxes`` relies on.
+
+def page_blocks(page: pymupdf.Page, in_reading_order: bool = True) -> list[TextBlock]:
+    """The non-empty text blocks of a page, in reading order (see ``reading_order``),
+    or in the order the PDF draws them (the baseline ``bench/reading_order.py`` measures).
+
+    Uses the ``dict`` extraction, which yields the same blocks and lines as
+    ``rawdict`` (what ``page_text_with_boxes`` reads), without a box per
+    character.
     """
-    blocks = []
-    for _x0, y0, _x1, y1, text, _number, kind in page.get_text(
-        "blocks", flags=EXTRACTION_FLAGS, sort=False
-    ):
-        if kind != 0:
-            continue
-        lines = [line for line in (raw.strip() for raw in text.split("\n")) if line]
+    raw = [b for b in page.get_text("dict", flags=EXTRACTION_FLAGS)["blocks"] if b["type"] == 0]
+    kept: list[tuple[dict, TextBlock]] = []
+    for block in raw:
+        lines: list[str] = []
+        line_boxes: list[Box] = []
+        markers: list[tuple[int, int, int]] = []
+        for line in block["lines"]:
+            text = "".join(span["text"] for span in line["spans"])
+            start, end = _stripped_bounds(text)
+            if end <= start:
+                continue
+            position = 0
+            for span in line["spans"]:
+                span_end = position + len(span["text"])
+                if span["flags"] & SUPERSCRIPT:
+                    low, high = max(position, start) - start, min(span_end, end) - start
+                    if high > low:
+                        markers.append((len(lines), low, high))
+                position = span_end
+            lines.append(text[start:end])
+            line_boxes.append(_displayed(page, line["bbox"]))
         if lines:
-            blocks.append(TextBlock(lines, (y1 - y0) / len(lines)))
-    return blocks
+            x0, y0, x1, y1 = _displayed(page, block["bbox"])
+            height = (x1 - x0) if page.rotation % 180 else (y1 - y0)
+            kept.append(
+                (
+                    block,
+                    TextBlock(lines, height / len(lines), (x0, y0, x1, y1), line_boxes, markers),
+                )
+            )
+    if not kept:
+        return []
+    if not in_reading_order:
+        return [text_block for _, text_block in kept]
+    weights = [len(text_block.text) for _, text_block in kept]
+    order = reading_order([text_block.bbox for _, text_block in kept], weights)
+    return [kept[index][1] for index in order]
 
 
 def page_text(page: pymupdf.Page) -> str:
@@ -88,10 +143,10 @@ def page_text_with_boxes(page: pymupdf.Page) -> tuple[str, list[Box | None]]:
     """The page's canonical text and, for each of its characters, a box.
 
     Separators (line breaks between lines and blocks) have no box (``None``).
+    Blocks come in the same reading order as ``page_blocks``.
     """
     raw = page.get_text("rawdict", flags=EXTRACTION_FLAGS)
-    parts: list[str] = []
-    boxes: list[Box | None] = []
+    kept: list[tuple[Box, list[tuple[str, list[Box]]]]] = []
     for block in raw["blocks"]:
         if block["type"] != 0:
             continue
@@ -102,13 +157,17 @@ def page_text_with_boxes(page: pymupdf.Page) -> tuple[str, list[Box | None]]:
             start, end = _stripped_bounds(text)
             if end > start:
                 block_lines.append((text[start:end], [tuple(c["bbox"]) for c in chars[start:end]]))
-        if not block_lines:
-            continue
+        if block_lines:
+            kept.append((_displayed(page, block["bbox"]), block_lines))
+    weights = [sum(len(text) + 1 for text, _ in lines) - 1 for _, lines in kept]
+    parts: list[str] = []
+    boxes: list[Box | None] = []
+    for index in reading_order([box for box, _ in kept], weights):
         if parts:
             parts.append("\n\n")
             boxes.extend([None, None])
-        for index, (text, line_boxes) in enumerate(block_lines):
-            if index:
+        for number, (text, line_boxes) in enumerate(kept[index][1]):
+            if number:
                 parts.append("\n")
                 boxes.append(None)
             parts.append(text)
