@@ -18,6 +18,7 @@ import click
 from reader import __version__
 from reader.errors import ReaderError
 from reader.library import Library
+from reader.textsafe import one_line
 
 EXPECTED_FAILURE = 2
 
@@ -81,7 +82,7 @@ def ingest(paths: tuple[Path, ...], password: str | None, as_json: bool) -> None
                 failures += 1
                 if as_json:
                     _echo_json({"path": str(path), "error": str(error)})
-                click.echo(f"error: {error}", err=True)
+                click.echo(f"error: {one_line(str(error))}", err=True)
                 continue
             if as_json:
                 _echo_json(result.to_json())
@@ -92,7 +93,7 @@ def ingest(paths: tuple[Path, ...], password: str | None, as_json: bool) -> None
                     f"{result.chars} chars, {result.chunks} chunks"
                 )
                 for warning in result.warnings:
-                    click.echo(f"  warning: {warning}", err=True)
+                    click.echo(f"  warning: {one_line(warning)}", err=True)
     if failures:
         sys.exit(EXPECTED_FAILURE)
 
@@ -107,8 +108,8 @@ def list_documents(as_json: bool) -> None:
         return
     for document in documents:
         click.echo(
-            f"{document['id']}  {document['title']}  ({document['pages']} pages, "
-            f"{document['chunks']} chunks)  {document['path']}"
+            f"{document['id']}  {one_line(str(document['title']))}  ({document['pages']} pages, "
+            f"{document['chunks']} chunks)  {one_line(str(document['path']))}"
         )
 
 
@@ -137,8 +138,8 @@ def chunks(doc: str, password: str | None, as_json: bool) -> None:
         pages = f"p{chunk.page_start}" + (
             f"-{chunk.page_end}" if chunk.page_end != chunk.page_start else ""
         )
-        heading = f"  [{chunk.heading_path}]" if chunk.heading else ""
-        preview = " ".join(chunk.text.split())[:80]
+        heading = f"  [{one_line(chunk.heading_path)}]" if chunk.heading else ""
+        preview = one_line(chunk.text)[:80]
         click.echo(f"{chunk.id}  {chunk.start}-{chunk.end}  {pages}{heading}  {preview}")
 
 
@@ -155,7 +156,7 @@ def search(query: str, doc: str | None, limit: int, as_json: bool) -> None:
         _echo_json([{**hit.chunk.to_json(), "score": round(hit.score, 4)} for hit in hits])
         return
     for hit in hits:
-        preview = " ".join(hit.chunk.text.split())[:100]
+        preview = one_line(hit.chunk.text)[:100]
         click.echo(f"{hit.score:7.3f}  {hit.chunk.id}  p{hit.chunk.page_start}  {preview}")
 
 
@@ -314,8 +315,10 @@ def history(doc: str | None, limit: int, as_json: bool) -> None:
         _echo_json([answer.to_json() for answer in answers])
         return
     for answer in answers:
-        click.echo(f"#{answer.id} {answer.created_at}  {answer.question}")
-        click.echo(f"    {verification_summary(answer)}; model {answer.model}, {answer.mode}")
+        click.echo(f"#{answer.id} {answer.created_at}  {one_line(answer.question)}")
+        click.echo(
+            f"    {verification_summary(answer)}; model {one_line(answer.model)}, {answer.mode}"
+        )
 
 
 @cli.command(help="Verification rate over time, by model and by document.")
@@ -531,7 +534,8 @@ def main(argv: list[str] | None = None) -> None:
         error.show()
         sys.exit(EXPECTED_FAILURE)
     except ReaderError as error:
-        click.echo(f"error: {error}", err=True)
+        # A message may carry a server's words or a file name: one line, no escapes.
+        click.echo(f"error: {one_line(str(error))}", err=True)
         sys.exit(EXPECTED_FAILURE)
     except BrokenPipeError:
         sys.exit(0)

@@ -2,35 +2,83 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from reader.records import Answer, CheckedClaim
+from reader.textsafe import (
+    escape_markdown,
+    escape_terminal,
+    guard_markdown_line,
+    guard_terminal_line,
+    markdown_inline,
+    markdown_text,
+    one_line,
+    terminal_text,
+)
 
 
-def _marked_prose(answer: Answer, marker: str) -> tuple[str, dict[int, int]]:
-    """The prose with a numbered marker after each verified claim's shown text.
+@dataclass(frozen=True, slots=True)
+class ProsePiece:
+    """A run of an answer's prose, cleaned to one line.
 
-    Returns the prose and, for each verified claim's index, its marker number.
-    Unverified claims get no marker. The marker follows ``shown_text``: the
-    claim's words when the quote supports them, else the quote's own words.
+    ``claim`` is the index of the verified claim whose shown words these are,
+    or None for words no verified claim stands behind.
     """
-    prose = answer.answer
-    numbers: dict[int, int] = {}
-    inserts: list[tuple[int, str]] = []
+
+    text: str
+    claim: int | None = None
+
+
+def prose_pieces(answer: Answer) -> list[ProsePiece]:
+    """The prose folded to one line (model text never starts a line of its own),
+    cut where each verified claim's ``shown_text`` stands.
+
+    The words shown for a claim are the claim's own when its quote supports
+    them, else the quote's; unverified claims get no piece of their own.
+    """
+    prose = one_line(answer.answer)
+    spans: list[tuple[int, int, int]] = []  # (start, end, claim index) in the prose
     cursor = 0
     for index, item in enumerate(answer.claims):
-        if not item.verified:
+        shown = one_line(item.shown_text)
+        if not item.verified or not shown:
             continue
-        numbers[index] = len(numbers) + 1
-        shown = item.shown_text
-        found = prose.find(shown, cursor) if shown else -1
+        found = prose.find(shown, cursor)
         if found < 0:
-            found = prose.find(shown) if shown else -1
-        if found >= 0:
-            end = found + len(shown)
-            inserts.append((end, marker.format(numbers[index])))
+            found = prose.find(shown)
+        end = found + len(shown)
+        if found >= 0 and all(found >= e or end <= s for s, e, _ in spans):
+            spans.append((found, end, index))
             cursor = end
-    for position, text in sorted(inserts, reverse=True):
-        prose = prose[:position] + text + prose[position:]
-    return prose, numbers
+    pieces = []
+    position = 0
+    for start, end, index in sorted(spans):
+        if start > position:
+            pieces.append(ProsePiece(prose[position:start]))
+        pieces.append(ProsePiece(prose[start:end], index))
+        position = end
+    if position < len(prose):
+        pieces.append(ProsePiece(prose[position:]))
+    return pieces
+
+
+def claim_numbers(answer: Answer) -> dict[int, int]:
+    """Each verified claim's index mapped to its marker number, 1, 2, ... in order."""
+    verified = [index for index, item in enumerate(answer.claims) if item.verified]
+    return {index: number for number, index in enumerate(verified, start=1)}
+
+
+def _marked_prose(answer: Answer, escape: Callable[[str], str], marker: str) -> str:
+    """The prose, escaped piece by piece, with a numbered marker after each verified
+    claim's shown words: the markers are the only text not escaped."""
+    numbers = claim_numbers(answer)
+    parts = []
+    for piece in prose_pieces(answer):
+        parts.append(escape(piece.text))
+        if piece.claim is not None:
+            parts.append(marker.format(numbers[piece.claim]))
+    return "".join(parts)
 
 
 def verification_summary(answer: Answer) -> str:
@@ -62,14 +110,20 @@ def ungrounded(answer: Answer) -> list[CheckedClaim]:
 
 
 def render_text(answer: Answer, titles: dict[str, str] | None = None) -> str:
-    prose, numbers = _marked_prose(answer, " [{}]")
+    """The answer for a terminal: prose with ``[n]`` markers, then one line per source.
+
+    Untrusted text is folded to one line with escape sequences dropped and
+    marker look-alikes escaped, so only verified claims get ``[n]`` lines.
+    """
+    prose = guard_terminal_line(_marked_prose(answer, escape_terminal, " [{}]"))
+    numbers = claim_numbers(answer)
     lines = [prose or "(no answer)", ""]
     for index, item in enumerate(answer.claims):
         if index in numbers:
             where = f"p.{item.verification.page}"
             if titles and len(set(titles)) > 1 and item.doc_id in titles:
-                where = f"{titles[item.doc_id]}, {where}"
-            quote = " ".join(item.claim.quote.split())
+                where = f"{terminal_text(titles[item.doc_id])}, {where}"
+            quote = terminal_text(item.claim.quote)
             lines.append(f'[{numbers[index]}] {where}: "{quote}" ({_status_note(item)})')
     failed = [item for item in answer.claims if not item.verified]
     if failed:
@@ -77,40 +131,46 @@ def render_text(answer: Answer, titles: dict[str, str] | None = None) -> str:
         lines.append("Not verified (shown without a marker):")
         for item in failed:
             lines.append(
-                f'- {item.claim.text} (quote: "{item.claim.quote}"; {item.verification.reason})'
+                f"- {terminal_text(item.claim.text)} (quote: "
+                f'"{terminal_text(item.claim.quote)}"; {terminal_text(item.verification.reason)})'
             )
     if answer.unsupported:
         lines.append("")
         lines.append("Unsupported (the model's own list, and claims their quotes do not say):")
-        lines.extend(f"- {text}" for text in answer.unsupported)
+        lines.extend(f"- {terminal_text(text)}" for text in answer.unsupported)
     if answer.problem:
         lines.append("")
-        lines.append(f"Note: {answer.problem}")
+        lines.append(f"Note: {terminal_text(answer.problem)}")
     lines.append("")
     lines.append(f"Verification: {verification_summary(answer)}")
     return "\n".join(lines)
 
 
 def render_markdown(answer: Answer, titles: dict[str, str] | None = None) -> str:
-    prose, numbers = _marked_prose(answer, "[^{}]")
-    lines = [f"## {answer.question}", "", prose or "_No answer._", ""]
+    """The answer as Markdown: prose with ``[^n]`` footnote references, one footnote per
+    verified claim.
+
+    Untrusted text is folded to one line with its markup escaped, so the only
+    links, footnotes, headings and list items are reader's own.
+    """
+    prose = guard_markdown_line(_marked_prose(answer, escape_markdown, "[^{}]"))
+    numbers = claim_numbers(answer)
+    lines = [f"## {markdown_text(answer.question)}", "", prose or "_No answer._", ""]
     for index, item in enumerate(answer.claims):
         if index in numbers:
-            title = (titles or {}).get(item.doc_id or "", "")
-            source = (
-                f"{title}, page {item.verification.page}"
-                if title
-                else f"page {item.verification.page}"
-            )
+            title = one_line((titles or {}).get(item.doc_id or "", ""))
+            page = f"page {item.verification.page}"
+            source = f"{markdown_text(title)}, {page}" if title else page
             status = "verified" if item.verification.status == "exact" else "verified (fuzzy)"
             status += ", grounded" if item.grounded else ", not grounded: shown as the quote"
-            quote = " ".join(item.claim.quote.split())
+            quote = markdown_inline(item.claim.quote)
             lines.append(f'[^{numbers[index]}]: {source}: "{quote}" ({status})')
     failed = [item for item in answer.claims if not item.verified]
     if failed:
         lines += ["", "**Not verified:**", ""]
         lines += [
-            f'- {item.claim.text} (quote: "{item.claim.quote}"; {item.verification.reason})'
+            f"- {markdown_text(item.claim.text)} (quote: "
+            f'"{markdown_inline(item.claim.quote)}"; {markdown_inline(item.verification.reason)})'
             for item in failed
         ]
     if answer.unsupported:
@@ -119,6 +179,7 @@ def render_markdown(answer: Answer, titles: dict[str, str] | None = None) -> str
             "**Unsupported (the model's own list, and claims their quotes do not say):**",
             "",
         ]
-        lines += [f"- {text}" for text in answer.unsupported]
-    lines += ["", f"_{verification_summary(answer)}; model: {answer.model}._", ""]
+        lines += [f"- {markdown_text(text)}" for text in answer.unsupported]
+    summary = f"{verification_summary(answer)}; model: {markdown_inline(answer.model)}."
+    lines += ["", f"_{summary}_", ""]
     return "\n".join(lines)

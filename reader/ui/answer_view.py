@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import html
+import re
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QTextBrowser, QToolTip
 
-from reader.records import Answer
+from reader.answer.render import claim_numbers, prose_pieces
+from reader.records import Answer, CheckedClaim
+from reader.textsafe import html_text
 
 FUZZY_TIP = (
     "Fuzzy match: the quote is in the source, but the document's text was damaged in "
@@ -20,36 +23,17 @@ def answer_html(answer: Answer, titles: dict[str, str] | None = None) -> str:
     """HTML for an answer. Verified claims link to ``claim:N``; others have no link.
 
     The link sits on ``shown_text``: the claim's words if its quote supports
-    them, else the quote's own words.
+    them, else the quote's own words. Every piece of text is escaped, so the
+    only links are the ones built here from the verifier's outcomes.
     """
-    prose = answer.answer or ""
-    pieces: list[tuple[int, int, int]] = []  # (start, end, claim index) in the prose
-    cursor = 0
-    for index, item in enumerate(answer.claims):
-        text = item.shown_text
-        if not item.verified or not text:
-            continue
-        found = prose.find(text, cursor)
-        if found < 0:
-            found = prose.find(text)
-        if found >= 0 and all(found >= e or found + len(text) <= s for s, e, _ in pieces):
-            pieces.append((found, found + len(text), index))
-            cursor = found + len(text)
-    pieces.sort()
-    numbers = {
-        index: n
-        for n, index in enumerate(
-            [i for i, item in enumerate(answer.claims) if item.verified], start=1
-        )
-    }
-
+    numbers = claim_numbers(answer)
     parts = []
-    position = 0
-    for start, end, index in pieces:
-        parts.append(html.escape(prose[position:start]))
-        parts.append(_linked(answer, index, numbers[index], html.escape(prose[start:end])))
-        position = end
-    parts.append(html.escape(prose[position:]))
+    for piece in prose_pieces(answer):
+        text = html.escape(piece.text)
+        if piece.claim is None:
+            parts.append(text)
+        else:
+            parts.append(_linked(answer, piece.claim, numbers[piece.claim], text))
     body = "".join(parts) or "<i>No answer.</i>"
 
     out = [f"<p>{body}</p>"]
@@ -58,14 +42,14 @@ def answer_html(answer: Answer, titles: dict[str, str] | None = None) -> str:
         out.append("<p><b>Sources</b></p><ol>")
         for index, item in verified:
             page = item.verification.page
-            title = (titles or {}).get(item.doc_id or "", "")
-            where = f"{html.escape(title)}, page {page}" if title else f"page {page}"
+            title = html_text((titles or {}).get(item.doc_id or "", ""))
+            where = f"{title}, page {page}" if title else f"page {page}"
             kind = " (fuzzy)" if item.verification.status == "fuzzy" else ""
             if not item.grounded:
                 kind += " (the claim was not grounded in this quote, so the quote is shown)"
             out.append(
                 f'<li value="{numbers[index]}"><a href="claim:{index}">{where}</a>{kind}: '
-                f"&ldquo;{html.escape(' '.join(item.claim.quote.split()))}&rdquo;</li>"
+                f"&ldquo;{html_text(item.claim.quote)}&rdquo;</li>"
             )
         out.append("</ol>")
     failed = [item for item in answer.claims if not item.verified]
@@ -73,8 +57,8 @@ def answer_html(answer: Answer, titles: dict[str, str] | None = None) -> str:
         out.append("<p><b>Not verified</b> (no link):</p><ul>")
         for item in failed:
             out.append(
-                f"<li>{html.escape(item.claim.text)} <span style='color: gray'>"
-                f"&mdash; {html.escape(item.verification.reason)}</span></li>"
+                f"<li>{html_text(item.claim.text)} <span style='color: gray'>"
+                f"&mdash; {html_text(item.verification.reason)}</span></li>"
             )
         out.append("</ul>")
     if answer.unsupported:
@@ -82,10 +66,44 @@ def answer_html(answer: Answer, titles: dict[str, str] | None = None) -> str:
             "<p><b>Unsupported</b> (the model's own list, and claims their quotes do "
             "not say):</p><ul>"
         )
-        out.extend(f"<li>{html.escape(text)}</li>" for text in answer.unsupported)
+        out.extend(f"<li>{html_text(text)}</li>" for text in answer.unsupported)
         out.append("</ul>")
     if answer.problem:
-        out.append(f"<p style='color: gray'>Note: {html.escape(answer.problem)}</p>")
+        out.append(f"<p style='color: gray'>Note: {html_text(answer.problem)}</p>")
+    return "\n".join(out)
+
+
+# A badge is a coloured box with white text: escaped model text can draw neither.
+VERIFIED_BADGE_COLOR = "#1e7d3a"
+UNVERIFIED_BADGE_COLOR = "#a93226"
+# The "answer" field of the model's JSON as far as it has been written.
+_PARTIAL_ANSWER = re.compile(r'"answer"\s*:\s*"((?:[^"\\]|\\.)*)')
+
+
+def stream_html(raw_output: str, claims: list[CheckedClaim]) -> str:
+    """HTML for an answer still being written: the model's draft, then the checked claims.
+
+    The draft is dimmed, in italics and after a "Draft" label, in one
+    paragraph, so none of its lines can pass for a checked claim. Each checked
+    claim starts its own paragraph with a badge that only the verifier's
+    outcome decides: "✓ verified" or "✗ not verified".
+    """
+    out = []
+    partial = _PARTIAL_ANSWER.search(raw_output)
+    if partial:
+        draft = partial.group(1).replace('\\"', '"').replace("\\n", "\n")
+        out.append(
+            f"<p style='color: gray'><b>Draft, not yet checked:</b> <i>{html_text(draft)}</i></p>"
+        )
+    for item in claims:
+        color = VERIFIED_BADGE_COLOR if item.verified else UNVERIFIED_BADGE_COLOR
+        label = "&#10003; verified" if item.verified else "&#10007; not verified"
+        out.append(
+            f"<p><span style='background-color: {color}; color: white; font-weight: bold'>"
+            f"&nbsp;{label}&nbsp;</span> {html_text(item.shown_text)}</p>"
+        )
+    if not out:
+        out.append(f"<p style='color: gray'>Generating… {len(raw_output)} characters</p>")
     return "\n".join(out)
 
 
@@ -127,6 +145,11 @@ class AnswerView(QTextBrowser):
     def show_text(self, text: str) -> None:
         self.answer = None
         self.setPlainText(text)
+
+    def show_stream(self, raw_output: str, claims: list[CheckedClaim]) -> None:
+        """Show an answer being written (``stream_html``); nothing in it is a link yet."""
+        self.answer = None
+        self.setHtml(stream_html(raw_output, claims))
 
     def linked_claims(self) -> set[int]:
         """Indexes of the claims that carry a link in the shown HTML."""

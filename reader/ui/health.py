@@ -6,7 +6,9 @@ from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from reader.ui.labels import plain_label
 
 SERIES = (
     ("verification_rate", "verified", QColor(30, 140, 60)),
@@ -65,9 +67,9 @@ class HealthPanel(QWidget):
     def __init__(self) -> None:
         super().__init__()
         layout = QVBoxLayout(self)
-        self.summary = QLabel()
+        self.summary = plain_label()
         self.summary.setWordWrap(True)
-        self.warning = QLabel()
+        self.warning = plain_label()
         self.warning.setWordWrap(True)
         self.warning.setStyleSheet("color: #c0392b; font-weight: bold")
         self.warning.hide()

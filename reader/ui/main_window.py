@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 import threading
 import time
@@ -18,7 +17,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QInputDialog,
-    QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -46,8 +44,10 @@ from reader.ingest.layout import render_page
 from reader.library import IngestResult, Library
 from reader.records import Answer, CheckedClaim, Document
 from reader.repair import RepairReport
+from reader.textsafe import one_line, rich_text_lines
 from reader.ui.answer_view import AnswerView
 from reader.ui.health import HealthPanel
+from reader.ui.labels import plain_label
 from reader.ui.repair import REPAIR_BUTTON, repair_work
 from reader.ui.viewer import PageView, TextView
 from reader.ui.workers import Task, TaskCancelled, Workers
@@ -56,7 +56,6 @@ BackendFactory = Callable[[], Backend | None]
 OPEN_FILTER = "Documents ({})".format(
     " ".join(f"*{suffix}" for suffix in [*PYMUPDF_TYPES, *TEXT_TYPES])
 )
-_PARTIAL_ANSWER = re.compile(r'"answer"\s*:\s*"((?:[^"\\]|\\.)*)')
 
 
 def default_backend_factory() -> Backend | None:
@@ -71,7 +70,7 @@ class MessageBar(QWidget):
         super().__init__()
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 2, 6, 2)
-        self.label = QLabel()
+        self.label = plain_label()
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.action = QPushButton()
@@ -94,7 +93,7 @@ class MessageBar(QWidget):
         """Show ``text``; ``action`` adds a button (label, slot) that does what it suggests."""
         color = "#c0392b" if error else "#2471a3"
         self.label.setStyleSheet(f"color: {color}")
-        self.label.setText(text)
+        self.label.setText(one_line(text))
         self._action_slot = action[1] if action else None
         self.action.setText(action[0] if action else "")
         self.action.setVisible(action is not None)
@@ -162,7 +161,7 @@ class MainWindow(QMainWindow):
         remove_button.clicked.connect(self.remove_selected)
         self.ingest_progress = QProgressBar()
         self.ingest_progress.hide()
-        self.ingest_label = QLabel()
+        self.ingest_label = plain_label()
         self.ingest_label.hide()
         self.ingest_cancel = QPushButton("Cancel ingest")
         self.ingest_cancel.hide()
@@ -173,7 +172,7 @@ class MainWindow(QMainWindow):
         self.outline.itemClicked.connect(self._on_outline_activated)
         library_panel = QWidget()
         library_layout = QVBoxLayout(library_panel)
-        library_layout.addWidget(QLabel("<b>Library</b>"))
+        library_layout.addWidget(plain_label("Library", bold=True))
         library_layout.addWidget(self.documents, 2)
         buttons = QHBoxLayout()
         buttons.addWidget(open_button)
@@ -196,7 +195,7 @@ class MainWindow(QMainWindow):
         self.find_box.returnPressed.connect(lambda: self.find_next(backwards=False))
         self.find_box.installEventFilter(self)
         self.find_box.hide()
-        self.viewer_title = QLabel("Open a document from the library, or drop one here.")
+        self.viewer_title = plain_label("Open a document from the library, or drop one here.")
         viewer_panel = QWidget()
         viewer_layout = QVBoxLayout(viewer_panel)
         viewer_layout.addWidget(self.viewer_title)
@@ -215,9 +214,8 @@ class MainWindow(QMainWindow):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel_ask)
         self.cancel_button.setEnabled(False)
-        self.ask_status = QLabel()
-        self.badge = QLabel()
-        self.badge.setStyleSheet("font-weight: bold")
+        self.ask_status = plain_label()
+        self.badge = plain_label(bold=True)
         self.answer_view = AnswerView()
         self.answer_view.claim_activated.connect(self.activate_claim)
         copy_button = QPushButton("&Copy as Markdown")
@@ -326,7 +324,7 @@ class MainWindow(QMainWindow):
 
         def done(report: RepairReport) -> None:
             finished()
-            self.message.show_message("\n".join(report.lines()), error=bool(report.lost))
+            self.message.show_message(" ".join(report.lines()), error=bool(report.lost))
             self.library_repaired.emit(report)
 
         def failed(error: ReaderError) -> None:
@@ -338,7 +336,7 @@ class MainWindow(QMainWindow):
             repair_work(self.database),
             done,
             failed,
-            lambda step: self.ingest_label.setText(f"Repairing the library: {step}"),
+            lambda step: self.ingest_label.setText(f"Repairing the library: {one_line(step)}"),
             lambda: failed(ReaderError("Repair cancelled; the library is as it was.")),
         )
         return self.repair_task
@@ -350,12 +348,13 @@ class MainWindow(QMainWindow):
         self.documents.clear()
         for record in self.library.documents():
             warnings = [str(w) for w in record["warnings"]]  # type: ignore[attr-defined]
+            title = one_line(str(record["title"]))
             item = QListWidgetItem(
-                f"{record['title']}\n{record['pages']} pages · {record['chunks']} chunks"
+                f"{title}\n{record['pages']} pages · {record['chunks']} chunks"
                 + (" · warning" if warnings else "")
             )
             item.setData(Qt.ItemDataRole.UserRole, record["id"])
-            item.setToolTip("\n".join([str(record["path"]), *warnings]))
+            item.setToolTip(rich_text_lines(str(record["path"]), *warnings))
             self.documents.addItem(item)
             if record["id"] == selected:
                 self.documents.setCurrentItem(item)
@@ -379,7 +378,7 @@ class MainWindow(QMainWindow):
         password, accepted = QInputDialog.getText(
             self,
             "Password needed",
-            f"{name} is password-protected. Password:",
+            rich_text_lines(f"{name} is password-protected. Password:"),
             QLineEdit.EchoMode.Password,
         )
         return password if accepted and password else None
@@ -387,7 +386,7 @@ class MainWindow(QMainWindow):
     def open_path(self, path: Path, password: str | None = None) -> Task:
         """Ingest a file in the background (if needed) and show it."""
         database = self.database
-        self.ingest_label.setText(f"Reading {path.name}…")
+        self.ingest_label.setText(f"Reading {one_line(path.name)}…")
         self.ingest_label.show()
         self.ingest_progress.setRange(0, 0)
         self.ingest_progress.show()
@@ -470,8 +469,9 @@ class MainWindow(QMainWindow):
         document = self.library.document(doc_id)
         self.current = document
         self.text_view.set_document(document)
-        self.viewer_title.setText(f"<b>{document.title}</b> — {document.pages} pages")
-        self.setWindowTitle(f"{document.title} — reader")
+        title = one_line(document.title)
+        self.viewer_title.setText(f"{title} — {document.pages} pages")
+        self.setWindowTitle(f"{title} — reader")
         self._fill_outline(document)
         self.page_view.show_message(
             "Click a claim to see its page."
@@ -486,7 +486,7 @@ class MainWindow(QMainWindow):
         self.outline.clear()
         stack: list[tuple[int, QTreeWidgetItem]] = []
         for heading in document.headings:
-            item = QTreeWidgetItem([heading.title])
+            item = QTreeWidgetItem([one_line(heading.title)])
             item.setData(0, Qt.ItemDataRole.UserRole, heading.offset)
             while stack and stack[-1][0] >= heading.level:
                 stack.pop()
@@ -583,16 +583,7 @@ class MainWindow(QMainWindow):
             self._show_stream()
 
     def _show_stream(self) -> None:
-        lines = []
-        partial = _PARTIAL_ANSWER.search(self._streamed_text)
-        if partial:
-            lines.append(partial.group(1).replace('\\"', '"').replace("\\n", "\n"))
-        for item in self._streamed_claims:
-            mark = "✓" if item.verified else "✗"
-            lines.append(f"{mark} {item.shown_text}")
-        if not lines:
-            lines.append(f"Generating… {len(self._streamed_text)} characters")
-        self.answer_view.show_text("\n\n".join(lines))
+        self.answer_view.show_stream(self._streamed_text, self._streamed_claims)
 
     def _ask_finished(self) -> None:
         self.ask_task = None
@@ -681,7 +672,7 @@ class MainWindow(QMainWindow):
         doc_id = self.current.id if self.current else None
         for answer in self.library.store.answers(doc_id, limit=100):
             item = QListWidgetItem(
-                f"{answer.question}\n{verification_summary(answer)} · {answer.created_at}"
+                f"{one_line(answer.question)}\n{verification_summary(answer)} · {answer.created_at}"
             )
             item.setData(Qt.ItemDataRole.UserRole, answer.id)
             self.history.addItem(item)

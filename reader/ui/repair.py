@@ -17,6 +17,8 @@ from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
 from reader.errors import LibraryDamagedError, ReaderError
 from reader.repair import RepairReport, repair_library
+from reader.textsafe import one_line
+from reader.ui.labels import plain_label
 from reader.ui.workers import TaskCancelled, Workers
 
 REPAIR_BUTTON = "Repair library"
@@ -70,7 +72,8 @@ def offer_repair(parent: QWidget | None, error: LibraryDamagedError, database: P
 
 def _run_with_progress(parent: QWidget | None, database: Path) -> tuple[RepairReport | None, str]:
     workers = Workers()
-    dialog = QProgressDialog("Repairing the library…", "Cancel", 0, 0, parent)
+    dialog = QProgressDialog("", "Cancel", 0, 0, parent)
+    dialog.setLabel(plain_label("Repairing the library…"))  # steps name document titles
     dialog.setWindowTitle("Repairing the library")
     dialog.setMinimumDuration(0)
     outcome: dict[str, Any] = {"report": None, "failure": ""}
@@ -93,7 +96,7 @@ def _run_with_progress(parent: QWidget | None, database: Path) -> tuple[RepairRe
         repair_work(database),
         on_done=done,
         on_failed=failed,
-        on_progress=lambda step: dialog.setLabelText(f"Repairing the library: {step}"),
+        on_progress=lambda step: dialog.setLabelText(f"Repairing the library: {one_line(step)}"),
         on_cancelled=cancelled,
     )
     dialog.canceled.connect(task.cancel)

@@ -14,9 +14,10 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
 )
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QScrollArea, QTextEdit
+from PySide6.QtWidgets import QPlainTextEdit, QScrollArea, QTextEdit
 
 from reader.records import Document
+from reader.ui.labels import plain_label
 
 
 def highlight_color(widget_palette_dark: bool) -> QColor:
@@ -114,7 +115,7 @@ class PageView(QScrollArea):
 
     def __init__(self) -> None:
         super().__init__()
-        self.label = QLabel("Open a PDF and click a claim to see its page here.")
+        self.label = plain_label("Open a PDF and click a claim to see its page here.")
         self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setWidget(self.label)
         self.setWidgetResizable(True)
