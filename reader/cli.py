@@ -20,6 +20,10 @@ from reader.errors import ReaderError
 from reader.library import Library
 
 EXPECTED_FAILURE = 2
+TIMEOUT_HELP = (
+    "Seconds reader waits on a model server at each step: to connect, for the first token "
+    "and between tokens (without it: the settings, by default 10, 120 and 60)."
+)
 
 
 def _library() -> Library:
@@ -213,6 +217,7 @@ def verify(
 @click.option("--model", help="A GGUF file (path, or file name in the models folder).")
 @click.option("--url", help="An OpenAI-compatible server URL (llama.cpp server, vLLM, Ollama).")
 @click.option("--model-name", help="The model to ask the server for.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help=TIMEOUT_HELP)
 @click.option("--no-model", is_flag=True, help="No model: answer with verified passages.")
 @click.option(
     "--mode",
@@ -229,6 +234,7 @@ def ask(
     model: str | None,
     url: str | None,
     model_name: str | None,
+    timeout: float | None,
     no_model: bool,
     mode: str | None,
     password: str | None,
@@ -251,7 +257,9 @@ def ask(
         doc_ids = [library.resolve(doc_ref, password=password).id] if doc_ref else None
         if not doc_ids and not library.documents():
             raise ReaderError("The library is empty: add documents with `reader ingest` first.")
-        backend = make_backend(model=model, url=url, model_name=model_name, no_model=no_model)
+        backend = make_backend(
+            model=model, url=url, model_name=model_name, no_model=no_model, timeout=timeout
+        )
         if backend is None and not no_model:
             click.echo(
                 "note: no language model is installed, so these are the best-matching "
@@ -357,6 +365,7 @@ def _percent(value: Any) -> str:
 @click.option("--model", help="A GGUF file (path, or file name in the models folder).")
 @click.option("--url", help="An OpenAI-compatible server URL.")
 @click.option("--model-name", help="The model to ask the server for.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help=TIMEOUT_HELP)
 @click.option(
     "--details",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -370,13 +379,20 @@ def evaluate_command(
     model: str | None,
     url: str | None,
     model_name: str | None,
+    timeout: float | None,
     details: Path | None,
     as_json: bool,
 ) -> None:
     from reader.answer.evaluate import evaluate
     from reader.answer.setup import make_backend
 
-    backend = make_backend(model=model, url=url, model_name=model_name, no_model=mode == "passages")
+    backend = make_backend(
+        model=model,
+        url=url,
+        model_name=model_name,
+        no_model=mode == "passages",
+        timeout=timeout,
+    )
 
     def progress(done: int, total: int) -> None:
         if not as_json:
