@@ -217,7 +217,9 @@ def verify(
 @click.option("--model", help="A GGUF file (path, or file name in the models folder).")
 @click.option("--url", help="An OpenAI-compatible server URL (llama.cpp server, vLLM, Ollama).")
 @click.option("--model-name", help="The model to ask the server for.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help=TIMEOUT_HELP)
+@click.option(
+    "--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help=TIMEOUT_HELP
+)
 @click.option("--no-model", is_flag=True, help="No model: answer with verified passages.")
 @click.option(
     "--mode",
@@ -365,7 +367,9 @@ def _percent(value: Any) -> str:
 @click.option("--model", help="A GGUF file (path, or file name in the models folder).")
 @click.option("--url", help="An OpenAI-compatible server URL.")
 @click.option("--model-name", help="The model to ask the server for.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help=TIMEOUT_HELP)
+@click.option(
+    "--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help=TIMEOUT_HELP
+)
 @click.option(
     "--details",
     type=click.Path(dir_okay=False, path_type=Path),

@@ -311,9 +311,13 @@ class StreamingConnection:
             self._decode_some(deadline)
 
     def read_body(self, limit: int, deadline: float) -> bytes:
-        """Up to ``limit`` bytes of the body (for a short look at an error page)."""
+        """The body, or its first ``limit`` bytes (enough for a look at an error page)."""
         while len(self._body) < limit and not self._body_ended:
             self._decode_some(deadline)
+        return self.body_so_far(limit)
+
+    def body_so_far(self, limit: int) -> bytes:
+        """The first ``limit`` bytes of the body received so far."""
         return bytes(self._body[:limit])
 
     def _decode_some(self, deadline: float) -> None:
@@ -332,7 +336,9 @@ class StreamingConnection:
             try:
                 self._left = int(size_line, 16)
             except ValueError:
-                raise self._malformed(f"a chunk size of {one_line(repr(size_line))}") from None
+                raise self._malformed(
+                    f"a chunk size of {one_line(size_line.decode('latin-1'))!r}"
+                ) from None
             if self._left < 0:
                 raise self._malformed("a negative chunk size")
             if self._left == 0:
@@ -376,7 +382,7 @@ class StreamingConnection:
             except (BlockingIOError, InterruptedError, ssl.SSLWantReadError):
                 self._wait(selectors.EVENT_READ, deadline)
             except OSError as error:
-                raise self._lost("in the middle of the answer", error) from None
+                raise self._lost("before the answer was complete", error) from None
         if not data and must_get:
             if at_start and self._received == 0:
                 raise ModelError(

@@ -9,6 +9,7 @@ saying what happened and what to do.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import re
@@ -30,7 +31,9 @@ from reader.answer.http_stream import (
 from reader.errors import ModelError
 
 ERROR_BODY_BYTES = 4096
-_TAGS = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.DOTALL | re.IGNORECASE)
+MAX_ANSWER_BYTES = 16 * 2**20  # a whole answer from a server that ignored "stream"
+# Markup, script and style blocks, and a tag cut off at the end of what was read.
+_TAGS = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*(?:>|$)", re.DOTALL | re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,7 @@ class ServerBackend:
         on_token: TokenCallback | None = None,
         cancel: CancelSignal | None = None,
     ) -> Generation:
-        endpoint = Endpoint.parse(f"{self.url}/chat/completions")
+        endpoint = Endpoint.parse(self.url)
         started = time.perf_counter()
         usage: dict[str, int] = {}
         with StreamingConnection(endpoint, self.url, cancel) as connection:
@@ -146,7 +149,8 @@ class ServerBackend:
         }
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        head = [f"POST {endpoint.path or '/'} HTTP/1.1", *(f"{k}: {v}" for k, v in headers.items())]
+        path = f"{endpoint.path}/chat/completions"
+        head = [f"POST {path} HTTP/1.1", *(f"{k}: {v}" for k, v in headers.items())]
         return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data
 
     # -- the response -----------------------------------------------------------------
@@ -180,11 +184,10 @@ class ServerBackend:
     def _error_detail(self, connection: StreamingConnection, head: Head) -> str:
         """The reason an error response gives, cut to one short line."""
         deadline = time.monotonic() + min(5.0, self.timeouts.between_tokens)
-        try:
-            body = connection.read_body(ERROR_BODY_BYTES, deadline)
-        except (DeadlinePassed, StreamCancelled, ModelError):
-            body = b""
-        text = body.decode("utf-8", "replace")
+        # A page that stalls or breaks off still shows what did arrive.
+        with contextlib.suppress(DeadlinePassed, StreamCancelled, ModelError):
+            connection.read_body(ERROR_BODY_BYTES, deadline)
+        text = connection.body_so_far(ERROR_BODY_BYTES).decode("utf-8", "replace")
         detail: object = None
         try:
             document = json.loads(text)
@@ -208,7 +211,7 @@ class ServerBackend:
         if "application/json" in head.headers.get("content-type", "").lower():
             # A server that ignored "stream": the whole answer in one object.
             try:
-                body = connection.read_body(2**24, first_deadline)
+                body = connection.read_body(MAX_ANSWER_BYTES, first_deadline)
             except DeadlinePassed:
                 raise self._timed_out("first_token") from None
             except StreamCancelled:
