@@ -255,8 +255,10 @@ class StreamingConnection:
 
     def read_head(self, deadline: float) -> Head:
         """The response's status and headers (an interim 1xx response is skipped)."""
+        read = 0
         while True:
             status_line = self._raw_line(deadline, at_start=True)
+            read += len(status_line)
             match = _STATUS_LINE.fullmatch(status_line.rstrip(b"\r\n"))
             if match is None:
                 raise ModelError(
@@ -265,6 +267,9 @@ class StreamingConnection:
                 )
             head = Head(int(match.group(1)), (match.group(2) or b"").decode("latin-1").strip())
             while line := self._raw_line(deadline).rstrip(b"\r\n"):
+                read += len(line)
+                if read > MAX_HEAD_BYTES:
+                    raise self._malformed("headers longer than 64 KB")
                 name, colon, value = line.decode("latin-1").partition(":")
                 if colon:
                     key = name.strip().lower()

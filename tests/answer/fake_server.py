@@ -41,7 +41,7 @@ class FakeServer:
             filler.setblocking(False)
             filler.connect_ex(self.listener.getsockname())
             self.sockets.append(filler)
-            _, writable, _ = select.select([], [filler], [], 0.5)
+            _, writable, _ = select.select([], [filler], [], 0.2)
             if not writable:
                 return  # this one waits: the backlog is full
         raise RuntimeError("connections to a server that never accepts kept completing")

@@ -201,7 +201,11 @@ BROKEN_TRANSPORT = {
         answering(b"HTTP/1.1 200 OK\r\nContent-Length: lots\r\n\r\n"),
         "a Content-Length of",
     ),
-    "endless headers": (
+    "endless header lines": (
+        answering(b"HTTP/1.1 200 OK\r\n" + b"X-A: a\r\n" * 20_000),
+        "headers longer than 64 KB",
+    ),
+    "an endless header": (
         answering(b"HTTP/1.1 200 OK\r\nX-A: " + b"a" * 100_000),
         "longer than 64 KB",
     ),
