@@ -21,6 +21,10 @@ from reader.library import Library
 from reader.textsafe import one_line
 
 EXPECTED_FAILURE = 2
+TIMEOUT_HELP = (
+    "Seconds reader waits on a model server at each step: to connect, for the first token "
+    "and between tokens (without it: the settings, by default 10, 120 and 60)."
+)
 
 
 def _library() -> Library:
@@ -222,6 +226,9 @@ def verify(
 @click.option("--model", help="A GGUF file (path, or file name in the models folder).")
 @click.option("--url", help="An OpenAI-compatible server URL (llama.cpp server, vLLM, Ollama).")
 @click.option("--model-name", help="The model to ask the server for.")
+@click.option(
+    "--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help=TIMEOUT_HELP
+)
 @click.option("--no-model", is_flag=True, help="No model: answer with verified passages.")
 @click.option(
     "--mode",
@@ -238,6 +245,7 @@ def ask(
     model: str | None,
     url: str | None,
     model_name: str | None,
+    timeout: float | None,
     no_model: bool,
     mode: str | None,
     password: str | None,
@@ -260,7 +268,9 @@ def ask(
         doc_ids = [library.resolve(doc_ref, password=password).id] if doc_ref else None
         if not doc_ids and not library.documents():
             raise ReaderError("The library is empty: add documents with `reader ingest` first.")
-        backend = make_backend(model=model, url=url, model_name=model_name, no_model=no_model)
+        backend = make_backend(
+            model=model, url=url, model_name=model_name, no_model=no_model, timeout=timeout
+        )
         if backend is None and not no_model:
             click.echo(
                 "note: no language model is installed, so these are the best-matching "
@@ -371,6 +381,9 @@ def _percent(value: Any) -> str:
 @click.option("--url", help="An OpenAI-compatible server URL.")
 @click.option("--model-name", help="The model to ask the server for.")
 @click.option(
+    "--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help=TIMEOUT_HELP
+)
+@click.option(
     "--details",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write one JSON line per question here (claims, grounding, hits), to read by hand.",
@@ -383,13 +396,20 @@ def evaluate_command(
     model: str | None,
     url: str | None,
     model_name: str | None,
+    timeout: float | None,
     details: Path | None,
     as_json: bool,
 ) -> None:
     from reader.answer.evaluate import evaluate
     from reader.answer.setup import make_backend
 
-    backend = make_backend(model=model, url=url, model_name=model_name, no_model=mode == "passages")
+    backend = make_backend(
+        model=model,
+        url=url,
+        model_name=model_name,
+        no_model=mode == "passages",
+        timeout=timeout,
+    )
 
     def progress(done: int, total: int) -> None:
         if not as_json:

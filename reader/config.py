@@ -26,6 +26,10 @@ SETTINGS_DEFAULTS: dict[str, object] = {
     "model": None,  # a GGUF path or a file name in the models folder; None: the default
     "server_url": None,  # an OpenAI-compatible server; None: run the model in-process
     "model_name": None,  # the model to ask the server for
+    # Seconds to wait on the server: see reader.answer.server.ServerTimeouts for why these.
+    "server_connect_timeout": 10.0,
+    "server_first_token_timeout": 120.0,
+    "server_between_tokens_timeout": 60.0,
     "threads": None,  # None: the cores no other program is busy on (up to 8), per generation
     "context_size": 4096,
     "mode": "auto",

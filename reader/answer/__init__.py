@@ -1,8 +1,9 @@
 """Answers: a model answers with quoted claims and every quote is verified."""
 
-from reader.answer.backends import EmbeddedBackend, ScriptedBackend, ServerBackend
+from reader.answer.backends import EmbeddedBackend, ScriptedBackend
 from reader.answer.pipeline import DEFAULT_MODE, Answerer
 from reader.answer.reverify import reverify
+from reader.answer.server import ServerBackend, ServerTimeouts
 
 __all__ = [
     "DEFAULT_MODE",
@@ -10,5 +11,6 @@ __all__ = [
     "EmbeddedBackend",
     "ScriptedBackend",
     "ServerBackend",
+    "ServerTimeouts",
     "reverify",
 ]

@@ -1,22 +1,19 @@
 """Language-model backends behind one small interface.
 
 - ``EmbeddedBackend``: llama-cpp-python with a local GGUF file (the default);
-- ``ServerBackend``: any OpenAI-compatible server (llama.cpp server, vLLM,
-  Ollama), the only code in reader that opens a network connection, and only
-  to the URL the user configured;
+- ``ServerBackend`` (in ``reader.answer.server``): any OpenAI-compatible
+  server (llama.cpp server, vLLM, Ollama), the only code in reader that opens
+  a network connection, and only to the URL the user configured;
 - ``ScriptedBackend``: replays queued outputs, for deterministic tests.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -41,6 +38,13 @@ class Generation:
     cancelled: bool = False
 
 
+class CancelSignal(Protocol):
+    """How a generation notices it should stop: a ``threading.Event``, or anything
+    with ``is_set`` (the pipeline combines the user's cancel with its own stop)."""
+
+    def is_set(self) -> bool: ...
+
+
 class Backend(Protocol):
     name: str
     supports_grammar: bool
@@ -51,14 +55,14 @@ class Backend(Protocol):
         grammar: str | None = None,
         max_tokens: int = 512,
         on_token: TokenCallback | None = None,
-        cancel: threading.Event | None = None,
+        cancel: CancelSignal | None = None,
     ) -> Generation: ...
 
 
 def _collect(
     pieces: Iterable[str],
     on_token: TokenCallback | None,
-    cancel: threading.Event | None,
+    cancel: CancelSignal | None,
     started: float,
 ) -> Generation:
     parts: list[str] = []
@@ -188,7 +192,7 @@ class EmbeddedBackend:
         grammar: str | None = None,
         max_tokens: int = 512,
         on_token: TokenCallback | None = None,
-        cancel: threading.Event | None = None,
+        cancel: CancelSignal | None = None,
     ) -> Generation:
         import llama_cpp
 
@@ -223,98 +227,6 @@ class EmbeddedBackend:
             return generation
 
 
-class ServerBackend:
-    """An OpenAI-compatible chat-completions server at a URL the user gave.
-
-    The GBNF grammar is sent in the ``grammar`` field, which llama.cpp's
-    servers honour; others ignore it, and the parser and verifier then handle
-    whatever comes back.
-    """
-
-    supports_grammar = True
-
-    def __init__(self, url: str, model: str, timeout: float = 300.0, api_key: str | None = None):
-        self.url = url.rstrip("/")
-        if not self.url.endswith("/v1"):
-            self.url += "/v1"
-        self.model = model
-        self.name = f"{model}@{url}"
-        self.timeout = timeout
-        self.api_key = api_key
-
-    def generate(
-        self,
-        messages: Messages,
-        grammar: str | None = None,
-        max_tokens: int = 512,
-        on_token: TokenCallback | None = None,
-        cancel: threading.Event | None = None,
-    ) -> Generation:
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": messages,
-            "max_tokens": max_tokens,
-            "temperature": 0.0,
-            "stream": True,
-            "stream_options": {"include_usage": True},
-        }
-        if grammar:
-            body["grammar"] = grammar
-        else:
-            body["response_format"] = {"type": "json_object"}
-        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(
-            f"{self.url}/chat/completions",
-            data=json.dumps(body).encode(),
-            headers=headers,
-            method="POST",
-        )
-        started = time.perf_counter()
-        usage: dict[str, int] = {}
-        try:
-            response = urllib.request.urlopen(request, timeout=self.timeout)
-        except urllib.error.HTTPError as error:
-            detail = error.read(300).decode("utf-8", "replace").strip().splitlines()
-            raise ModelError(
-                f"The model server at {self.url} refused the request "
-                f"({error.code}: {detail[0] if detail else error.reason}); "
-                "check the URL and the model name."
-            ) from None
-        except (urllib.error.URLError, OSError) as error:
-            reason = getattr(error, "reason", error)
-            raise ModelError(
-                f"Cannot reach the model server at {self.url} ({reason}); "
-                "check that it is running and the URL is right."
-            ) from None
-        with response:
-            generation = _collect(self._pieces(response, usage), on_token, cancel, started)
-        generation.prompt_tokens = usage.get("prompt_tokens", 0)
-        generation.completion_tokens = usage.get("completion_tokens", generation.completion_tokens)
-        return generation
-
-    @staticmethod
-    def _pieces(response: Any, usage: dict[str, int]) -> Iterator[str]:
-        for raw in response:
-            line = raw.decode("utf-8", "replace").strip()
-            if not line.startswith("data:"):
-                continue
-            data = line[5:].strip()
-            if data == "[DONE]":
-                return
-            try:
-                event = json.loads(data)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(event.get("usage"), dict):
-                usage.update({k: int(v) for k, v in event["usage"].items() if isinstance(v, int)})
-            for choice in event.get("choices") or []:
-                content = (choice.get("delta") or {}).get("content")
-                if content:
-                    yield content
-
-
 @dataclass
 class ScriptedBackend:
     """Replays queued outputs in order; records what it was asked.
@@ -339,7 +251,7 @@ class ScriptedBackend:
         grammar: str | None = None,
         max_tokens: int = 512,
         on_token: TokenCallback | None = None,
-        cancel: threading.Event | None = None,
+        cancel: CancelSignal | None = None,
     ) -> Generation:
         self.requests.append({"messages": messages, "grammar": grammar, "max_tokens": max_tokens})
         if not self.outputs:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -73,10 +74,14 @@ def _balanced_objects(text: str, start: int = 0) -> list[tuple[int, int]]:
 
 
 def _loads(text: str) -> Any:
+    """Decoded JSON; a JSONDecodeError for anything that is not (nesting too deep too)."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return json.loads(_TRAILING_COMMA.sub(r"\1", text))
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            return json.loads(_TRAILING_COMMA.sub(r"\1", text))
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
 
 
 def _text(value: Any) -> str | None:
@@ -200,28 +205,196 @@ def _objects_after_claims(text: str) -> list[Any]:
 
 
 class ClaimStream:
-    """Finds claims as soon as they are complete in output that is still growing."""
+    """Finds claims as soon as they are complete in output that is still growing.
+
+    It reads each character once, so a long output costs linear time: the
+    same reading as ``parse_output``'s recovery of a cut-off output (think
+    blocks skipped, the objects after ``"claims": [``), except that code
+    fences are not looked for and a ``"claims"`` key padded with more than a
+    few hundred spaces is missed (the parse of the whole output still finds
+    it).
+    """
 
     def __init__(self) -> None:
-        self.text = ""
-        self._seen = 0
+        self._read = 0  # characters read; only the first MAX_OUTPUT_CHARS count
+        self._held = ""  # the end of the last piece, when it may begin a think tag
+        self._in_think = False
+        self._in_claims = False
+        self._key_tail = ""  # the end of the output before the key, when it may begin it
+        self._in_string = self._escaped = False
+        self._depth = 0
+        self._object_parts: list[str] = []  # the open claim object, across pieces
 
     def feed(self, piece: str) -> list[Claim]:
-        self.text += piece
-        if "}" not in piece:
-            return []
-        found = [c for c in (claim_from(o) for o in _objects_after_claims(_clean(self.text))) if c]
-        new = found[self._seen :]
-        self._seen = len(found)
-        return new
+        piece = piece[: max(0, MAX_OUTPUT_CHARS - self._read)]
+        self._read += len(piece)
+        text, self._held = self._held + piece, ""
+        claims: list[Claim] = []
+        position = 0
+        while position < len(text):
+            if self._in_think:
+                closing = _THINK_CLOSE.search(text, position)
+                if closing is None:
+                    self._held = text[len(text) - _cut_tag(text, "</think>") :]
+                    break
+                self._in_think = False
+                position = closing.end()
+                continue
+            opening = _THINK_OPEN.search(text, position)
+            end = opening.start() if opening else len(text) - _cut_tag(text, "<think>")
+            self._read_json(text, position, end, claims)
+            if opening is None:
+                self._held = text[end:]
+                break
+            self._in_think = True
+            position = opening.end()
+        return claims
+
+    def _read_json(self, text: str, start: int, end: int, claims: list[Claim]) -> None:
+        """Read ``text[start:end]`` (no think block in it) for the key, then claim objects."""
+        if not self._in_claims:
+            seen = self._key_tail + text[start:end]
+            key = _CLAIMS_KEY.search(seen)
+            if key is None:
+                cut = _CUT_CLAIMS_KEY.search(seen[-_KEY_TAIL_CHARS:])
+                self._key_tail = cut.group() if cut else ""
+                return
+            self._in_claims = True
+            start += key.end() - len(self._key_tail)
+            self._key_tail = ""
+        position = start
+        object_start = start
+        while position < end:
+            if self._in_string:
+                if self._escaped:
+                    self._escaped = False
+                    position += 1
+                    continue
+                special = _STRING_SPECIAL.search(text, position, end)
+                if special is None:
+                    break
+                position = special.end()
+                if special.group() == "\\":
+                    self._escaped = True
+                else:
+                    self._in_string = False
+                continue
+            structure = _STRUCTURE.search(text, position, end)
+            if structure is None:
+                break
+            char, position = structure.group(), structure.end()
+            if char == '"':
+                self._in_string = True
+            elif char == "{":
+                if self._depth == 0:
+                    object_start = structure.start()
+                    self._object_parts = []
+                self._depth += 1
+            elif self._depth > 0:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._object_parts.append(text[object_start:position])
+                    claim = _claim_in("".join(self._object_parts))
+                    self._object_parts = []
+                    if claim is not None:
+                        claims.append(claim)
+        if self._depth > 0:
+            self._object_parts.append(text[object_start:end])
+
+
+_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+_STRING_SPECIAL = re.compile(r'["\\]')
+_STRUCTURE = re.compile(r'["{}]')
+_KEY_TAIL_CHARS = 256
+_CUT_CLAIMS_KEY = re.compile(r'"(?:c(?:l(?:a(?:i(?:m(?:s(?:"\s*(?::\s*)?)?)?)?)?)?)?)?\Z')
+
+
+def _cut_tag(text: str, tag: str) -> int:
+    """How many of ``text``'s last characters begin ``tag`` (case-insensitive)."""
+    if "<" not in text[-len(tag) :]:
+        return 0
+    for size in range(min(len(tag) - 1, len(text)), 0, -1):
+        if text[-size:].lower() == tag[:size]:
+            return size
+    return 0
+
+
+def _claim_in(text: str) -> Claim | None:
+    try:
+        return claim_from(_loads(text))
+    except json.JSONDecodeError:
+        return None
 
 
 MAX_CLAIM_TEXT_CHARS = 240
 _REPEATED_NGRAM = 4
 _REPEATS_ALLOWED = 3
+# The repeated-phrase check looks at the words of this many newest characters.
+_PHRASE_WINDOW_CHARS = 1200
+# Characters kept beyond the newest piece: more than a field may run on (and the 40
+# before a piece where a field may have opened).
+_RECENT_CHARS = 1024
+_LONGEST_WORD = 64
 _WORDS = re.compile(r"\w+")
 _COUNTING = re.compile(r"(?:\d+[\s,.]+){12}\d*$")
 _OPEN_FIELD = re.compile(r'"(text|answer)"\s*:\s*"|"unsupported"\s*:\s*\[')
+
+
+class _PhraseCounter:
+    """How often each 4-word phrase ends among the newest words, kept word by word."""
+
+    def __init__(self) -> None:
+        # Each word of the window: where it starts, and the phrase it ends (if 4 words).
+        self.ends: deque[tuple[int, tuple[str, ...] | None]] = deque()
+        self.counts: dict[tuple[str, ...], int] = {}
+        self._previous: tuple[str, ...] = ()  # the 3 words before the next one
+        self._newest: tuple[str, ...] | None = None
+        self._partial = ""  # a word the newest piece may not have finished
+
+    def feed(self, piece: str, start: int) -> None:
+        """Take the next piece, which starts at offset ``start`` of the output."""
+        text = self._partial + piece.lower()
+        offset = start - len(self._partial)
+        self._partial = ""
+        for match in _WORDS.finditer(text):
+            if match.end() == len(text):
+                self._partial = match.group()[:_LONGEST_WORD]
+                break
+            self._add(match.group()[:_LONGEST_WORD], offset + match.start())
+        window_start = start + len(piece) - _PHRASE_WINDOW_CHARS
+        ends, counts = self.ends, self.counts
+        while ends and ends[0][0] < window_start:
+            phrase = ends.popleft()[1]
+            if phrase is not None:
+                left = counts[phrase] - 1
+                if left:
+                    counts[phrase] = left
+                else:
+                    del counts[phrase]
+
+    def newest_repeats(self) -> int:
+        """How often the newest 4 words (the last perhaps unfinished) occur in the window.
+
+        0 while the window holds too few words to tell.
+        """
+        words = len(self.ends) + bool(self._partial)
+        if words < _REPEATED_NGRAM * (_REPEATS_ALLOWED + 1):
+            return 0
+        if self._partial:
+            return self.counts.get((*self._previous, self._partial), 0) + 1
+        return self.counts.get(self._newest, 0) if self._newest else 0
+
+    def _add(self, word: str, start: int) -> None:
+        words = (*self._previous, word)
+        if len(words) < _REPEATED_NGRAM:
+            self._previous = words
+            self.ends.append((start, None))
+            return
+        self._previous = words[1:]
+        self.counts[words] = self.counts.get(words, 0) + 1
+        self._newest = words
+        self.ends.append((start, words))
 
 
 class RepetitionGuard:
@@ -231,22 +404,32 @@ class RepetitionGuard:
     Institute of Standard and Tech and the National..."), a string that never
     closes. Each is a reason to stop generating at once, rather than at the
     token cap: what completed before the loop is kept by the parser.
+
+    Each piece costs time in proportion to its own length (and a bounded
+    window before it), never to the output so far, so a long output costs
+    linear time.
     """
 
     def __init__(self, max_claims: int) -> None:
         self.max_claims = max_claims
-        self.text = ""
         self.claims = ClaimStream()
         self._keys: set[tuple[str, str]] = set()
         self._complete = 0
-        self._claims_end = 0
+        self._length = 0  # characters fed so far
+        self._recent = ""  # the newest piece and up to _RECENT_CHARS before it
+        # After the newest complete claim: where the first "{" and the first "]" are.
+        self._claims_end: int | None = None
+        self._next_open = self._next_close = -1
         self._field_end = 0  # where the text of the newest opened field starts
         self._field_closer = '"'
         self._field_open = False
+        self._phrases = _PhraseCounter()
 
     def feed(self, piece: str) -> tuple[list[Claim], str | None]:
         """New complete claims, and the reason to stop now (None: go on)."""
-        self.text += piece
+        start = self._length
+        self._length += len(piece)
+        self._recent = (self._recent + piece)[-(len(piece) + _RECENT_CHARS) :]
         new = self.claims.feed(piece)
         for claim in new:
             key = claim_key(claim)
@@ -254,28 +437,43 @@ class RepetitionGuard:
                 return [], "the model repeated a claim"
             self._keys.add(key)
         self._complete += len(new)
-        if new:
-            self._claims_end = self.text.rfind("}") + 1
+        self._follow_claims_end(piece, start, bool(new))
         if self._complete >= self.max_claims and self._another_claim_starts():
             return new, "the model gave the claims the question needs"
-        return new, self._looping(piece)
+        return new, self._looping(piece, start)
+
+    def _follow_claims_end(self, piece: str, start: int, claims_completed: bool) -> None:
+        if claims_completed:
+            # The claim just completed closed in this piece, at or before its last "}".
+            self._claims_end = start + piece.rfind("}") + 1
+            self._next_open = self._next_close = -1
+        if self._claims_end is None:
+            return
+        after = max(0, self._claims_end - start)
+        if self._next_open < 0 and (found := piece.find("{", after)) >= 0:
+            self._next_open = start + found
+        if self._next_close < 0 and (found := piece.find("]", after)) >= 0:
+            self._next_close = start + found
 
     def _another_claim_starts(self) -> bool:
         """After the last complete claim, a new one opens before the list closes."""
-        tail = self.text[self._claims_end :]
-        opening, closing = tail.find("{"), tail.find("]")
+        opening, closing = self._next_open, self._next_close
         return opening >= 0 and (closing < 0 or opening < closing)
 
-    def _looping(self, piece: str) -> str | None:
+    def _looping(self, piece: str, start: int) -> str | None:
+        window_start = self._length - len(self._recent)
+        self._phrases.feed(piece, start)
         # Only the newest text is looked at, so a long output costs linear time.
-        recent = len(self.text) - len(piece) - 40
-        for opened in _OPEN_FIELD.finditer(self.text, max(0, recent)):
-            if opened.end() > self._field_end:
-                self._field_end = opened.end()
+        recent = max(0, start - 40) - window_start
+        for opened in _OPEN_FIELD.finditer(self._recent, max(0, recent)):
+            if window_start + opened.end() > self._field_end:
+                self._field_end = window_start + opened.end()
                 self._field_closer = "]" if opened.group(0).endswith("[") else '"'
                 self._field_open = True
         if self._field_open:
-            tail = self.text[self._field_end :]
+            if self._field_end < window_start:
+                return "the model's sentence ran on without end"  # longer than the window
+            tail = self._recent[self._field_end - window_start :]
             self._field_open = self._field_closer not in tail.replace('\\"', "")
             if self._field_open and len(tail) > MAX_CLAIM_TEXT_CHARS:
                 return "the model's sentence ran on without end"
@@ -283,14 +481,6 @@ class RepetitionGuard:
                 return "the model is counting"
         if not any(char.isspace() for char in piece):
             return None  # no new word has ended
-        words = _WORDS.findall(self.text[-1200:].lower())
-        if len(words) >= _REPEATED_NGRAM * (_REPEATS_ALLOWED + 1):
-            last_words = tuple(words[-_REPEATED_NGRAM:])
-            seen = sum(
-                1
-                for i in range(len(words) - _REPEATED_NGRAM + 1)
-                if tuple(words[i : i + _REPEATED_NGRAM]) == last_words
-            )
-            if seen > _REPEATS_ALLOWED:
-                return "the model repeated a phrase"
+        if self._phrases.newest_repeats() > _REPEATS_ALLOWED:
+            return "the model repeated a phrase"
         return None

@@ -243,15 +243,14 @@ class Answerer:
             if reason and not stopped:
                 stopped.append(reason)
                 halt.set()
-            if cancel is not None and cancel.is_set():
-                halt.set()
 
         generation = self.backend.generate(
             messages,
             grammar=grammar,
             max_tokens=MAX_TOKENS[self.mode],
             on_token=on_token,
-            cancel=halt,
+            # The user's cancel reaches the backend even while no token arrives.
+            cancel=_AnySet(halt, cancel),
         )
         if cancel is not None and cancel.is_set():
             raise AnswerCancelled("The question was cancelled.")
@@ -441,6 +440,16 @@ def resolve_mode(mode: str, backend: Backend | None) -> str:
     if mode == AUTO:
         return CONSTRAINED if writes_grounded_claims(backend.name) else PASSAGES
     return mode
+
+
+class _AnySet:
+    """A cancel signal that is set when any of its events is."""
+
+    def __init__(self, *events: threading.Event | None) -> None:
+        self.events = [event for event in events if event is not None]
+
+    def is_set(self) -> bool:
+        return any(event.is_set() for event in self.events)
 
 
 def _distinct(evidence: list[Evidence]) -> list[Evidence]:

@@ -1,4 +1,5 @@
-"""Settings: which model (a GGUF file, the embedded default, or a server), threads, context."""
+"""Settings: which model (a GGUF file, the embedded default, or a server), threads, context,
+and how long to wait on a server."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -17,7 +19,18 @@ from PySide6.QtWidgets import (
 
 from reader.answer import setup
 from reader.answer.models import embedded_model_path, models_dir
+from reader.answer.setup import server_timeouts
 from reader.config import load_settings, save_settings
+
+
+def _seconds_box(value: float, tip: str) -> QDoubleSpinBox:
+    box = QDoubleSpinBox()
+    box.setRange(0.5, 3600.0)
+    box.setDecimals(1)
+    box.setSuffix(" s")
+    box.setValue(value)
+    box.setToolTip(tip)
+    return box
 
 
 class SettingsDialog(QDialog):
@@ -49,6 +62,18 @@ class SettingsDialog(QDialog):
         self.context.setRange(1024, 131072)
         self.context.setSingleStep(1024)
         self.context.setValue(int(settings.get("context_size") or 4096))  # type: ignore[call-overload]
+        timeouts = server_timeouts(settings)
+        self.connect_timeout = _seconds_box(
+            timeouts.connect, "How long a server may take to accept the connection."
+        )
+        self.first_token_timeout = _seconds_box(
+            timeouts.first_token,
+            "How long a server may take to start answering (it reads the whole prompt first; "
+            "a busy one queues the question).",
+        )
+        self.between_tokens_timeout = _seconds_box(
+            timeouts.between_tokens, "The longest silence allowed once the answer has started."
+        )
         self.mode = QComboBox()
         self.mode.addItems(["auto", "constrained", "free", "passages"])
         self.mode.setCurrentText(str(settings.get("mode") or "auto"))
@@ -56,6 +81,9 @@ class SettingsDialog(QDialog):
         form.addRow("&Model file:", model_row)
         form.addRow("&Server URL:", self.server_url)
         form.addRow("Server model &name:", self.model_name)
+        form.addRow("Server c&onnect timeout:", self.connect_timeout)
+        form.addRow("Server &first-token timeout:", self.first_token_timeout)
+        form.addRow("Server timeout bet&ween tokens:", self.between_tokens_timeout)
         form.addRow("&Threads:", self.threads)
         form.addRow("&Context size:", self.context)
         form.addRow("&Quoting:", self.mode)
@@ -79,6 +107,9 @@ class SettingsDialog(QDialog):
                 "model": self.model.text().strip() or None,
                 "server_url": self.server_url.text().strip() or None,
                 "model_name": self.model_name.text().strip() or None,
+                "server_connect_timeout": self.connect_timeout.value(),
+                "server_first_token_timeout": self.first_token_timeout.value(),
+                "server_between_tokens_timeout": self.between_tokens_timeout.value(),
                 "threads": self.threads.value() or None,
                 "context_size": self.context.value(),
                 "mode": self.mode.currentText(),

@@ -1,9 +1,20 @@
+import itertools
 import json
+import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from reader.answer.parsing import ClaimStream, RepetitionGuard, parse_output
+from reader.answer.parsing import (
+    ClaimStream,
+    RepetitionGuard,
+    _clean,
+    _objects_after_claims,
+    claim_from,
+    parse_output,
+)
 from reader.records import Claim
 
 RECORDINGS = Path(__file__).parent / "recordings" / "looping-outputs.jsonl"
@@ -154,3 +165,56 @@ def test_the_guard_lets_ordinary_output_through():
         }
     )
     assert replay(text) == (len(text), None)
+
+
+FRAGMENTS = [
+    "{",
+    "}",
+    '"',
+    "\\",
+    '\\"',
+    "[",
+    "]",
+    ", ",
+    " ",
+    "word",
+    "<think>",
+    "</think>",
+    "<THINK>",
+    "<thi",
+    '"claims": [',
+    '"claims"  :\n [',
+    '"claims',
+    '"text": "T", ',
+    '"source_id": "c1", ',
+    '"quote": "Q"',
+    '{"text": "a } b", "source_id": "c2", "quote": "q {"}',
+    '{"text": "x", "source_id": "c1", "quote": "y",}',
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    parts=st.lists(st.sampled_from(FRAGMENTS), max_size=40),
+    cuts=st.lists(st.integers(min_value=0, max_value=600), max_size=30),
+)
+def test_the_claim_stream_finds_what_recovery_of_the_whole_output_finds(parts, cuts):
+    text = "".join(parts)
+    stream = ClaimStream()
+    streamed = []
+    bounds = sorted({0, len(text), *(cut for cut in cuts if cut < len(text))})
+    for start, end in itertools.pairwise(bounds):
+        streamed.extend(stream.feed(text[start:end]))
+    recovered = [claim_from(o) for o in _objects_after_claims(_clean(text))]
+    assert streamed == [claim for claim in recovered if claim is not None]
+
+
+def test_the_guard_reads_a_long_output_in_linear_time():
+    """Every piece closes a brace and ends a word: the work that used to grow with the output."""
+    guard = RepetitionGuard(max_claims=2)
+    pieces = ["<think>", *(f" w{n:07d} x{n:05d}}}" for n in range(25_000))]  # 400 KB
+    started = time.thread_time()
+    for piece in pieces:
+        assert guard.feed(piece) == ([], None)
+    spent = time.thread_time() - started
+    assert spent < 1.0, f"the guard took {spent:.2f} s of CPU for 400 KB"
