@@ -30,9 +30,33 @@ def deep_link(doc_id: str, start: int, end: int) -> str:
     return f"reader://{doc_id}#{start}-{end}"
 
 
+FurnitureKind = Literal["header", "footer", "page-number", "marker"]
+
+
+@dataclass(frozen=True, slots=True)
+class Furniture:
+    """Page furniture at ``[start, end)`` of the canonical text: a running header or
+    footer, a page number, a footnote marker. Kept in the text, left out of reading."""
+
+    start: int
+    end: int
+    kind: FurnitureKind
+
+    def to_json(self) -> list[object]:
+        return [self.start, self.end, self.kind]
+
+
+def furniture_from_json(items: Any) -> tuple[Furniture, ...]:
+    return tuple(Furniture(int(start), int(end), kind) for start, end, kind in items or [])
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """A retrievable passage: ``text == canonical[start:end]`` always holds."""
+    """A retrievable passage: ``text == canonical[start:end]`` always holds.
+
+    ``furniture`` is the page furniture inside the chunk; ``reading_text`` is
+    the chunk as read (see ``reader.readingtext``), with the same offsets.
+    """
 
     id: str
     doc_id: str
@@ -43,10 +67,17 @@ class Chunk:
     heading: tuple[str, ...] = ()
     page_start: int = 1
     page_end: int = 1
+    furniture: tuple[Furniture, ...] = ()
 
     @property
     def url(self) -> str:
         return deep_link(self.doc_id, self.start, self.end)
+
+    @property
+    def reading_text(self) -> str:
+        from reader.readingtext import reading_view
+
+        return reading_view(self.text, self.furniture, self.start)
 
     @property
     def heading_path(self) -> str:
@@ -92,6 +123,7 @@ class Document:
     headings: list[Heading] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     ingested_at: str = ""
+    furniture: list[Furniture] = field(default_factory=list)
 
     @property
     def pages(self) -> int:

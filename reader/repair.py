@@ -30,8 +30,8 @@ from typing import Any
 from reader.config import library_path
 from reader.errors import LibraryReadOnlyError, ReaderError, StoreError
 from reader.ingest import document_id, read_document
-from reader.ingest.chunking import chunk_text
-from reader.records import Chunk, Document, Heading
+from reader.ingest.chunking import attach_furniture, chunk_text
+from reader.records import Chunk, Document, Heading, furniture_from_json
 from reader.store import LibraryStore, health
 
 Progress = Callable[[str], None]
@@ -246,10 +246,12 @@ def _stored_document(
             warnings=[str(w) for w in json.loads(meta[8])],
             text=text,
         )
+        stored = old.row("SELECT furniture FROM documents WHERE rowid = ?", [rowid])
+        document.furniture = list(furniture_from_json(json.loads(stored[0]) if stored else []))
     except (TypeError, ValueError):
         return None
     chunks = chunk_text(document.id, text, document.page_starts, document.headings)
-    return document, chunks
+    return document, attach_furniture(chunks, document.furniture)
 
 
 def _reread(path: Path, doc_id: str) -> tuple[tuple[Document, list[Chunk]] | None, str]:

@@ -19,7 +19,9 @@ What the key folds together:
 - soft hyphens and zero-width characters (removed);
 - hyphens between two letters, with or without a line break after them
   (removed), so "con-\\ntinued", "continued" and "well-known"/"wellknown"
-  compare equal.
+  compare equal;
+- the space after a sentence's closing punctuation before a letter
+  (removed), so "copyright. When" and "copyright.When" compare equal.
 """
 
 from __future__ import annotations
@@ -44,8 +46,10 @@ _LETTER_BEFORE = r"(?:(?<=[^\W\d_])|(?<=[\u0300-\u036f]))"
 _LETTER_AFTER = r"(?=[^\W\d_])"
 # Characters of the first-pass key that the second pass deletes: a hyphen
 # joining two letters (and any spaces after it), spaces between two CJK
-# characters, and every space or dash after the first in a run ("--" typed
-# for an em dash).
+# characters, every space or dash after the first in a run ("--" typed
+# for an em dash), and the space between a word's closing full stop (or
+# colon, semicolon, question or exclamation mark) and the next word, which
+# PDFs often leave out ("copyright.When").
 _DELETIONS = re.compile(
     _LETTER_BEFORE
     + r"- *"
@@ -53,7 +57,10 @@ _DELETIONS = re.compile(
     + rf"|(?<=[{_CJK}]) +(?=[{_CJK}])"
     + r"|(?<= ) +"
     + r"|(?<=-)-+"
+    + r"|(?<=[.!?;:]) +(?=[^\W\d_])"
 )
+
+_CLOSING_MARKS = (". ", "! ", "? ", "; ", ": ")
 
 # ord -> replacement, filled lazily for every character seen.
 _TABLE: dict[int, str] = {}
@@ -105,7 +112,11 @@ def normalize_key(text: str) -> str:
     # Every whitespace character is a space by now; split() collapses runs.
     first = " ".join(text.translate(_TABLE).split())
     # Most quotes hold nothing else the second pass deletes; skip the regex then.
-    if "-" in first or (not first.isascii() and _CJK_CHAR.search(first)):
+    if (
+        "-" in first
+        or any(mark in first for mark in _CLOSING_MARKS)
+        or (not first.isascii() and _CJK_CHAR.search(first))
+    ):
         return _DELETIONS.sub("", first).strip(" ")
     return first
 

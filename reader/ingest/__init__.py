@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from reader.ingest.chunking import chunk_text
+from reader.ingest.chunking import attach_furniture, chunk_text
 from reader.ingest.extract import (
     TEXT_EXTRACTOR,
     ProgressCallback,
@@ -54,6 +54,7 @@ def read_document(
         extractor=extraction.extractor,
         headings=extraction.headings,
         warnings=extraction.warnings,
+        furniture=extraction.furniture,
     )
     chunks = chunk_text(doc_id, extraction.text, extraction.page_starts, extraction.headings)
-    return document, chunks
+    return document, attach_furniture(chunks, extraction.furniture)

@@ -12,8 +12,10 @@ import hashlib
 import re
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
 
-from reader.records import Chunk, Heading
+from reader.records import Chunk, Furniture, Heading
 
 TARGET_CHARS = 900
 MIN_CHARS = 250
@@ -159,3 +161,21 @@ class _SectionTracker:
             self._stack.append(heading)
             self._next += 1
         return tuple(heading.title for heading in self._stack)
+
+
+def attach_furniture(chunks: list[Chunk], furniture: Sequence[Furniture]) -> list[Chunk]:
+    """The chunks, each with the furniture that lies inside it."""
+    if not furniture:
+        return chunks
+    ordered = sorted(furniture, key=lambda item: item.start)
+    starts = [item.start for item in ordered]
+    attached = []
+    for chunk in chunks:
+        first = max(0, bisect_right(starts, chunk.start) - 1)
+        inside = tuple(
+            item
+            for item in ordered[first : bisect_right(starts, chunk.end)]
+            if item.start < chunk.end and item.end > chunk.start
+        )
+        attached.append(replace(chunk, furniture=inside) if inside else chunk)
+    return attached

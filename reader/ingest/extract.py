@@ -25,8 +25,9 @@ from reader.errors import (
     TooLargeError,
     UnsupportedFormatError,
 )
+from reader.ingest.furniture import PageLayout, find_furniture
 from reader.ingest.layout import LAYOUT_VERSION, TextBlock, page_blocks
-from reader.records import Heading
+from reader.records import Furniture, Heading
 
 PYMUPDF_TYPES = {
     ".pdf": "pdf",
@@ -65,6 +66,7 @@ class Extraction:
     extractor: str
     headings: list[Heading] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    furniture: list[Furniture] = field(default_factory=list)
 
 
 def pymupdf_extractor_version() -> str:
@@ -149,13 +151,17 @@ def _extract_pymupdf(
 
         page_texts: list[str] = []
         page_block_lists: list[list[TextBlock]] = []
+        page_heights: list[float] = []
         unreadable: list[int] = []
         for number in range(page_count):
             try:
-                blocks = page_blocks(document[number])
+                page = document[number]
+                page_heights.append(page.rect.height)
+                blocks = page_blocks(page)
             except Exception:
                 blocks = []
                 unreadable.append(number + 1)
+                page_heights.append(0.0)
             page_block_lists.append(blocks)
             page_texts.append("\n\n".join(block.text for block in blocks))
             if progress is not None:
@@ -195,6 +201,14 @@ def _extract_pymupdf(
     else:
         headings = _headings_from_layout(page_block_lists, page_starts)
     title = metadata_title.strip() or (headings[0].title if headings else "") or path.stem
+    furniture = find_furniture(
+        [
+            PageLayout(blocks, height, start)
+            for blocks, height, start in zip(
+                page_block_lists, page_heights, page_starts, strict=True
+            )
+        ]
+    )
     return Extraction(
         text=text,
         page_starts=page_starts,
@@ -203,6 +217,7 @@ def _extract_pymupdf(
         extractor=pymupdf_extractor_version(),
         headings=headings,
         warnings=warnings,
+        furniture=furniture,
     )
 
 

@@ -23,12 +23,19 @@ from reader.errors import (
     LibraryReadOnlyError,
     StoreError,
 )
-from reader.records import Answer, Chunk, Document, Heading, answer_from_json
+from reader.records import (
+    Answer,
+    Chunk,
+    Document,
+    Heading,
+    answer_from_json,
+    furniture_from_json,
+)
 from reader.store import health
 from reader.store.migrations import apply_migrations, pending_migrations
 from reader.textnorm import porter_stem, search_form
 
-_CHUNK_COLUMNS = 'id, doc_id, seq, start, "end", text, heading, page_start, page_end'
+_CHUNK_COLUMNS = 'id, doc_id, seq, start, "end", text, heading, page_start, page_end, furniture'
 
 
 class LibraryStore:
@@ -162,8 +169,8 @@ class LibraryStore:
                 self._delete_document_rows(document.id)
                 conn.execute(
                     "INSERT INTO documents (id, title, path, kind, pages, chars, extractor, "
-                    "ingested_at, page_starts, headings, warnings, text) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "ingested_at, page_starts, headings, warnings, text, furniture) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
                         document.id,
                         document.title,
@@ -177,6 +184,7 @@ class LibraryStore:
                         json.dumps([[h.offset, h.level, h.title] for h in document.headings]),
                         json.dumps(document.warnings),
                         document.text,
+                        json.dumps([item.to_json() for item in document.furniture]),
                     ],
                 )
                 self._insert_chunks(chunks)
@@ -192,7 +200,8 @@ class LibraryStore:
         # with VALUES, several times faster than looking each rowid up.
         first = conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM chunks").fetchone()[0]
         conn.executemany(
-            f"INSERT INTO chunks (rowid, {_CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO chunks (rowid, {_CHUNK_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 (
                     first + n,
@@ -205,6 +214,7 @@ class LibraryStore:
                     json.dumps(list(c.heading)),
                     c.page_start,
                     c.page_end,
+                    json.dumps([item.to_json() for item in c.furniture]),
                 )
                 for n, c in enumerate(chunks)
             ),
@@ -212,7 +222,7 @@ class LibraryStore:
         conn.executemany(
             "INSERT INTO chunks_fts (rowid, text, heading) VALUES (?, ?, ?)",
             (
-                (first + n, search_form(c.text), search_form(c.heading_path))
+                (first + n, search_form(c.reading_text), search_form(c.heading_path))
                 for n, c in enumerate(chunks)
             ),
         )
@@ -231,12 +241,13 @@ class LibraryStore:
         conn = self.writing()
         with conn:
             conn.execute("DELETE FROM chunks_fts")
-            rows = conn.execute("SELECT rowid, text, heading FROM chunks").fetchall()
+            rows = conn.execute(f"SELECT rowid, {_CHUNK_COLUMNS} FROM chunks").fetchall()
             conn.executemany(
                 "INSERT INTO chunks_fts (rowid, text, heading) VALUES (?, ?, ?)",
                 (
-                    (rowid, search_form(text), search_form(" > ".join(json.loads(heading))))
-                    for rowid, text, heading in rows
+                    (row[0], search_form(chunk.reading_text), search_form(chunk.heading_path))
+                    for row in rows
+                    for chunk in [_chunk_from_row(row[1:])]
                 ),
             )
         return len(rows)
@@ -255,7 +266,7 @@ class LibraryStore:
     def get_document(self, doc_id: str) -> Document:
         row = self.db.execute(
             "SELECT id, title, path, kind, extractor, ingested_at, page_starts, headings, "
-            "warnings, text FROM documents WHERE id = ?",
+            "warnings, text, furniture FROM documents WHERE id = ?",
             [doc_id],
         ).fetchone()
         if row is None:
@@ -273,6 +284,7 @@ class LibraryStore:
             headings=[Heading(o, lv, t) for o, lv, t in json.loads(row[7])],
             warnings=json.loads(row[8]),
             text=row[9],
+            furniture=list(furniture_from_json(json.loads(row[10]))),
         )
 
     def find_document_ids(self, prefix: str) -> list[str]:
@@ -478,4 +490,5 @@ def _chunk_from_row(row: tuple) -> Chunk:
         heading=tuple(json.loads(row[6])),
         page_start=row[7],
         page_end=row[8],
+        furniture=furniture_from_json(json.loads(row[9])),
     )

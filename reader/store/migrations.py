@@ -157,3 +157,12 @@ def answers_grounded(db: sqlite_utils.Database) -> None:
     """Per answer: how many claims were grounded, and whether it answered at all."""
     db.execute("ALTER TABLE answers ADD COLUMN grounded INTEGER NOT NULL DEFAULT 0")
     db.execute("ALTER TABLE answers ADD COLUMN answered INTEGER NOT NULL DEFAULT 1")
+
+
+@migration(5)
+def page_furniture(db: sqlite_utils.Database) -> None:
+    """Page furniture (running heads, page numbers, footnote markers) as ranges of the
+    canonical text, per document and per chunk; documents ingested before have none
+    until they are ingested again."""
+    db.execute("ALTER TABLE documents ADD COLUMN furniture TEXT NOT NULL DEFAULT '[]'")
+    db.execute("ALTER TABLE chunks ADD COLUMN furniture TEXT NOT NULL DEFAULT '[]'")

@@ -20,42 +20,92 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Collection, Sequence
-from difflib import SequenceMatcher
 from unicodedata import combining
 
 from rapidfuzz import fuzz
-from rapidfuzz.distance import Levenshtein
 
+from reader.readingtext import reading_view
 from reader.records import Chunk, Document, Verification
 from reader.textnorm import NormalizedText, normalize, normalize_key
+from reader.verify.damage import align_damaged
 
-FUZZY_MIN_SCORE = 85.0
 _CANDIDATE_CUTOFF = 75.0  # rough alignment score worth refining
 _WORD = re.compile(r"\w+")
 _DIGITS = re.compile(r"\d+")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|none|nor|neither|nobody|nothing|nowhere|cannot|without|"
-    r"nicht|kein\w*|nie|pas|non|jamais|nunca|nada)\b|n't\b"
-)
-# Glyph look-alikes that extraction confuses, as (source, quote).
-_LOOKALIKES = {("l", "i"), ("i", "l"), ("rn", "m"), ("m", "rn"), ("cl", "d")}
-# What a Latin ligature glyph stands for, when extraction lost it.
-_LIGATURE_LETTERS = {"ff", "fi", "fl", "ffi", "ffl", "ft", "st"}
+_RANK = {"exact": 2, "fuzzy": 1, "miss": 0}
 
 
 class DocumentVerifier:
-    """Verifies quotes against one document and its chunks.
+    """Verifies quotes against one document and its chunks, as read and as printed.
 
+    A quote is matched first against the document as a person reads it: page
+    furniture (running heads, page numbers, footnote markers) left out, so a
+    sentence quoted across a page break, or without its footnote marker,
+    verifies, and its span runs from its first quoted character to its last.
+    A quote that keeps the furniture is matched against the text as printed.
     Build one per document and reuse it: normalising a long document is the
     expensive part, matching a quote afterwards is cheap.
     """
 
     def __init__(self, document: Document, chunks: Sequence[Chunk]) -> None:
         self.document = document
+        self._chunks = chunks
+        as_read = reading_view(document.text, document.furniture)
+        self._read = QuoteMatcher(document, chunks, normalize(as_read))
+        self.chunks = self._read.chunks
+        self._printed: QuoteMatcher | None = None if document.furniture else self._read
+
+    @property
+    def printed(self) -> QuoteMatcher:
+        """The matcher on the text as printed, furniture included, built on first use."""
+        if self._printed is None:
+            self._printed = QuoteMatcher(self.document, self._chunks, normalize(self.document.text))
+        return self._printed
+
+    def prepare(self) -> None:
+        self._read.prepare()
+
+    def verify(
+        self,
+        quote: str,
+        source: str | None = None,
+        retrieved: Collection[str] | None = None,
+    ) -> Verification:
+        """Check ``quote`` against chunk ``source`` (or the whole document if None).
+
+        ``retrieved`` names the chunks the model was shown; citing any other
+        chunk is a miss even if the quote is there.
+        """
+        found = self._read.verify(quote, source, retrieved)
+        if found.status == "exact" or self.printed is self._read:
+            return found
+        printed = self.printed.verify(quote, source, retrieved)
+        if _RANK[printed.status] > _RANK[found.status]:
+            return printed
+        if printed.status == found.status == "miss" and printed.found_in and not found.found_in:
+            return printed
+        return found
+
+    def find_all(self, quote: str) -> list[tuple[int, int]]:
+        """Every ``[start, end)`` span of the canonical text matching ``quote`` exactly."""
+        spans = set(self._read.find_all(quote))
+        if self.printed is not self._read:
+            spans.update(self.printed.find_all(quote))
+        return sorted(spans)
+
+
+class QuoteMatcher:
+    """Matches quotes against one normalised form of a document, chunk by chunk.
+
+    ``norm``'s offset map points into the canonical text, whatever view of it
+    was normalised, so every span found is a span of the canonical text.
+    """
+
+    def __init__(self, document: Document, chunks: Sequence[Chunk], norm: NormalizedText) -> None:
+        self.document = document
         self.chunks = sorted(chunks, key=lambda chunk: chunk.start)
         self._by_id = {chunk.id: chunk for chunk in self.chunks}
-        self._norm: NormalizedText = normalize(document.text)
+        self._norm = norm
         origin = self._norm.origin
         self._chunk_starts = [chunk.start for chunk in self.chunks]
         self._key_ranges = {
@@ -363,117 +413,3 @@ class DocumentVerifier:
         if not (start < high and end > low):
             return None
         return start, end, aligned[2]
-
-
-def align_damaged(quote: str, text: str) -> tuple[int, int, float] | None:
-    """Find the stretch of ``text`` that ``quote`` is a damaged copy of.
-
-    Both arguments are normalisation keys. Returns ``(start, end, score)`` in
-    ``text`` or None when the only alignment found changes what is said.
-    """
-    quote_words = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(quote)]
-    text_words = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
-    if not quote_words or not text_words:
-        return None
-    matcher = SequenceMatcher(
-        None, [w[0] for w in quote_words], [w[0] for w in text_words], autojunk=False
-    )
-    opcodes: list[tuple[str, int, int, int, int]] = list(matcher.get_opcodes())
-    # Text words before the quote's first word or after its last are context.
-    while opcodes and opcodes[0][0] == "insert":
-        opcodes.pop(0)
-    while opcodes and opcodes[-1][0] == "insert":
-        opcodes.pop()
-    if not opcodes or all(op[0] != "equal" for op in opcodes):
-        return None
-    opcodes = _trim_edge(opcodes, quote_words, text_words, first=True)
-    opcodes = _trim_edge(opcodes, quote_words, text_words, first=False)
-
-    for tag, q1, q2, t1, t2 in opcodes:
-        if tag == "equal":
-            continue
-        if tag in ("delete", "insert"):
-            return None  # a word added or dropped
-        damaged = "".join(w[0] for w in text_words[t1:t2])
-        intended = "".join(w[0] for w in quote_words[q1:q2])
-        if not _is_extraction_damage(intended, damaged):
-            return None
-
-    first, last = opcodes[0], opcodes[-1]
-    start = text_words[first[3]][1]
-    end = text_words[last[4] - 1][2]
-    matched = text[start:end]
-    core_quote = quote[quote_words[first[1]][1] : quote_words[last[2] - 1][2]]
-    if _NUMBER.findall(core_quote) != _NUMBER.findall(matched):
-        return None
-    if len(_NEGATION.findall(core_quote)) != len(_NEGATION.findall(matched)):
-        return None
-    score = fuzz.ratio(quote, matched)
-    if score < FUZZY_MIN_SCORE:
-        return None
-    return start, end, score
-
-
-def _trim_edge(
-    opcodes: list[tuple[str, int, int, int, int]],
-    quote_words: list[tuple[str, int, int]],
-    text_words: list[tuple[str, int, int]],
-    first: bool,
-) -> list[tuple[str, int, int, int, int]]:
-    """Drop context words folded into a replacement at the quote's edge."""
-    index = 0 if first else -1
-    tag, q1, q2, t1, t2 = opcodes[index]
-    if tag != "replace" or t2 - t1 <= 1:
-        return opcodes
-    intended = "".join(w[0] for w in quote_words[q1:q2])
-    best_range, best_score = (t1, t2), -1.0
-    for cut in range(t1, t2):
-        candidate = (cut, t2) if first else (t1, cut + 1)
-        damaged = "".join(w[0] for w in text_words[candidate[0] : candidate[1]])
-        score = Levenshtein.normalized_similarity(intended, damaged)
-        if score > best_score:
-            best_range, best_score = candidate, score
-    trimmed = list(opcodes)
-    trimmed[index] = (tag, q1, q2, best_range[0], best_range[1])
-    return trimmed
-
-
-def _is_extraction_damage(intended: str, damaged: str) -> bool:
-    """Whether ``damaged`` (source) could be ``intended`` (quote) mangled by extraction.
-
-    Both are words run together without spaces, so split and merged words
-    compare equal. Allowed: letters lost where a ligature glyph had no
-    Unicode mapping ("nd" for "find"), garbage characters in the source in
-    place of letters or between them, and look-alike glyphs. Not allowed: any
-    other letter added, dropped or replaced, which is how one word becomes
-    another ("likely" and "unlikely", "increase" and "decrease").
-    """
-    if intended == damaged:
-        return True
-    if re.sub(r"\D", "", intended) != re.sub(r"\D", "", damaged):
-        return False
-    changed = 0
-    for opcode in Levenshtein.opcodes(damaged, intended):
-        if opcode.tag == "equal":
-            continue
-        source_part = damaged[opcode.src_start : opcode.src_end]
-        quote_part = intended[opcode.dest_start : opcode.dest_end]
-        changed += max(len(source_part), len(quote_part))
-        if not source_part and _is_garbage(quote_part):
-            continue  # punctuation the source lacks
-        if (
-            source_part
-            and _is_garbage(source_part)
-            and (_is_garbage(quote_part) or quote_part in _LIGATURE_LETTERS or len(quote_part) == 1)
-        ):
-            continue  # a glyph with no Unicode mapping, or stray marks
-        if not source_part and quote_part in _LIGATURE_LETTERS:
-            continue  # a ligature that extraction dropped altogether
-        if (source_part, quote_part) in _LOOKALIKES:
-            continue
-        return False
-    return changed <= max(3, len(intended) // 5)
-
-
-def _is_garbage(text: str) -> bool:
-    return not any(char.isalnum() for char in text)

@@ -1,0 +1,82 @@
+"""The text as a person reads the page: furniture left out, line breaks undone.
+
+The canonical text keeps everything the page prints, in place, because every
+offset points into it. Page furniture (running headers and footers, page
+numbers, footnote markers; found at ingest, see ``reader.ingest.furniture``)
+and line breaks are only in the way of reading it. Two views remove them:
+
+- ``reading_view``: length-preserving, character for character, so offsets
+  into it are offsets into the canonical text. Running heads and page numbers
+  become spaces (line breaks kept), footnote markers zero-width spaces, a line
+  break inside a paragraph a space, and a word hyphenated
+  at a line end is joined: its hyphen and line break become a soft hyphen and
+  a zero-width space, which show as nothing. The full-text index, evidence
+  choice and the window's reading view use it.
+- ``readable``: for prose shown as a line (prompts, answers, Markdown): the
+  reading view with runs of whitespace folded, invisible joiners dropped and a
+  space restored after a full stop the PDF ran into the next sentence
+  ("copyright.When" reads "copyright. When"). The verifier's normalisation
+  treats all of these as equal to the canonical text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from reader.records import Furniture
+
+SOFT_HYPHEN = "\u00ad"
+ZERO_WIDTH_SPACE = "\u200b"
+# A word broken at a line end: letter, hyphen, line break, lower-case letter.
+_LINE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])-\n(?=[^\W\d_A-Z])")
+# A single line break inside a paragraph (not a blank line).
+_LINE_BREAK = re.compile(r"(?<!\n)\n(?!\n)")
+_INVISIBLE = re.compile(f"[{SOFT_HYPHEN}{ZERO_WIDTH_SPACE}]")
+_RUN_INTO = re.compile(r"(?<=[a-z][.!?;:])(?=[A-Z][a-z])|(?<=[a-z][.!?][\"”’)])(?=[A-Z])")
+
+
+def reading_view(text: str, furniture: Iterable[Furniture] = (), offset: int = 0) -> str:
+    """``text`` (which starts at canonical ``offset``) as read, character for character."""
+    characters = list(text)
+    end = offset + len(text)
+    for item in furniture:
+        low, high = max(item.start, offset) - offset, min(item.end, end) - offset
+        if low >= high:
+            continue
+        if item.kind == "marker":
+            # A marker vanishes ("today.16 These" reads "today. These"), unless it
+            # is all that separates two words ("today.16These").
+            characters[low:high] = [ZERO_WIDTH_SPACE] * (high - low)
+            before = characters[low - 1] if low > 0 else " "
+            after = characters[high] if high < len(characters) else " "
+            if after.isalnum() and not before.isspace():
+                characters[low] = " "
+            continue
+        for index in range(low, high):
+            if characters[index] != "\n":
+                characters[index] = " "
+    viewed = "".join(characters)
+    viewed = _LINE_END_HYPHEN.sub(SOFT_HYPHEN + ZERO_WIDTH_SPACE, viewed)
+    return _LINE_BREAK.sub(" ", viewed)
+
+
+def readable(text: str) -> str:
+    """Reading-view text as one line of prose."""
+    folded = " ".join(_INVISIBLE.sub("", text).split())
+    return _RUN_INTO.sub(" ", folded)
+
+
+def outside(start: int, end: int, furniture: Iterable[Furniture]) -> list[tuple[int, int]]:
+    """The parts of ``[start, end)`` that are not furniture: what a highlight covers."""
+    parts: list[tuple[int, int]] = []
+    cursor = start
+    for item in sorted(furniture, key=lambda f: f.start):
+        if item.end <= cursor or item.start >= end:
+            continue
+        if item.start > cursor:
+            parts.append((cursor, item.start))
+        cursor = max(cursor, item.end)
+    if cursor < end:
+        parts.append((cursor, end))
+    return parts
