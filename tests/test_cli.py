@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import socket
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from reader.cli import cli
+from reader.cli import cli, main
 
 TEXT = "\n\n".join(
     f"Section {n} states that the fee is {n * 3} dollars. Payment is due monthly."
@@ -160,3 +165,91 @@ def test_verify_quote_and_batch(make_file, tmp_path):
 def test_verify_needs_a_quote_or_a_batch(make_file):
     path = make_file("doc.txt", TEXT.encode())
     assert_one_line_failure(run("verify", str(path)))
+
+
+def make_odd_path(kind: str, folder: Path) -> tuple[str, str]:
+    """Something at a path that is not a readable document, and the words that say so."""
+    if kind == "folder":
+        (folder / "papers").mkdir()
+        return str(folder / "papers"), "is a folder; give the files inside it"
+    if kind == "loop":
+        (folder / "loop.pdf").symlink_to("loop.pdf")
+        return str(folder / "loop.pdf"), "loops back on itself"
+    if kind == "dangling":
+        (folder / "paper.pdf").symlink_to("gone.pdf")
+        return str(folder / "paper.pdf"), f"link to {folder / 'gone.pdf'}, which does not exist"
+    if kind == "fifo":
+        os.mkfifo(folder / "pipe.txt")
+        return str(folder / "pipe.txt"), "is a named pipe (FIFO)"
+    if kind == "socket":
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(folder / "reader.sock"))
+        return str(folder / "reader.sock"), "is a socket, not a document"
+    if kind == "nul-text":
+        (folder / "zeros.txt").write_bytes(bytes(2048))
+        return str(folder / "zeros.txt"), "holds NUL bytes"
+    if kind == "missing":
+        return str(folder / "nope.pdf"), "no such file"
+    return kind, "is a device, not a document"
+
+
+ODD_PATHS = ["folder", "loop", "dangling", "fifo", "socket", "/dev/null", "/dev/zero", "missing"]
+COMMANDS = {
+    "ingest": ["ingest", "{}"],
+    "ask": ["ask", "{}", "What is the fee?", "--no-model"],
+    "text": ["text", "{}"],
+    "chunks": ["chunks", "{}"],
+    "verify": ["verify", "{}", "--quote", "the fee"],
+    "open": ["open", "{}"],
+    "bare": ["{}"],
+}
+
+
+@pytest.mark.parametrize("kind", ODD_PATHS)
+def test_each_odd_path_gets_its_own_message_from_every_command(kind, tmp_path, capsys):
+    path, words = make_odd_path(kind, tmp_path)
+    for name, template in COMMANDS.items():
+        with pytest.raises(SystemExit) as exited:
+            main([part.replace("{}", path) for part in template])
+        captured = capsys.readouterr()
+        assert exited.value.code == 2, (name, captured)
+        assert captured.err.count("\n") == 1, (name, captured.err)
+        assert captured.err.startswith("error: ") and words in captured.err, (name, captured.err)
+
+
+@pytest.mark.parametrize("kind", ["folder", "dangling", "fifo", "/dev/zero", "nul-text"])
+def test_odd_paths_fail_in_one_line_from_the_real_command(kind, tmp_path):
+    path, words = make_odd_path(kind, tmp_path)
+    for command in (["ask", path, "What is the fee?", "--no-model"], ["ingest", path]):
+        line = assert_one_line_failure(run(*command))
+        assert line.startswith("error: ") and words in line
+
+
+def test_a_file_this_user_may_not_read(tmp_path):
+    """Root reads any file, so as root (as in CI) the command runs as nobody."""
+    shared = Path(tempfile.mkdtemp(prefix="reader-unreadable-"))
+    try:
+        secret = shared / "secret.pdf"
+        secret.write_bytes(b"%PDF-1.4 not for you")
+        secret.chmod(0o000)
+        home = shared / "home"
+        home.mkdir()
+        prefix: list[str] = []
+        if os.geteuid() == 0:
+            nobody = 65534
+            os.chown(home, nobody, nobody)
+            shared.chmod(0o755)
+            prefix = ["setpriv", f"--reuid={nobody}", f"--regid={nobody}", "--clear-groups"]
+        env = {**os.environ, "READER_HOME": str(home), "HOME": str(home)}
+        for command in (["ingest", str(secret)], ["text", str(secret)], [str(secret)]):
+            completed = subprocess.run(
+                [*prefix, sys.executable, "-m", "reader.cli", *command],
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=home,
+            )
+            line = assert_one_line_failure(completed)
+            assert f"{secret} cannot be read: permission denied" in line, line
+    finally:
+        shutil.rmtree(shared)
