@@ -501,9 +501,12 @@ def _route(argv: list[str]) -> list[str]:
     if not argv:
         return ["gui"]
     first = argv[0]
-    names_a_path = os.path.lexists(first) or any(sep in first for sep in "/" + os.sep)
-    names_a_path = names_a_path or bool(Path(first).suffix)
-    if first not in cli.commands and not first.startswith("-") and names_a_path:
+    looks_like_a_path = "/" in first or os.sep in first or bool(Path(first).suffix)
+    if (
+        first not in cli.commands
+        and not first.startswith("-")
+        and (os.path.lexists(first) or looks_like_a_path)
+    ):
         return ["open", *argv]
     return argv
 
