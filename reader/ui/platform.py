@@ -79,33 +79,33 @@ def debian_package(library: str) -> str | None:
 def missing_libraries(plugin: Path) -> list[MissingLibrary]:
     """The shared libraries ``plugin`` needs, directly or through the libraries it
     needs, that the dynamic loader cannot load in this environment."""
+    listed = _ldd_missing(plugin)
+    return listed if listed is not None else _missing_by_loading(plugin)
+
+
+def _ldd_missing(plugin: Path) -> list[MissingLibrary] | None:
+    """What ldd says is missing; None without ldd, or when its answer says nothing
+    about that (not a dynamic object, an unusual loader)."""
     ldd = shutil.which("ldd") or next(
         (path for path in ("/usr/bin/ldd", "/bin/ldd") if os.access(path, os.X_OK)), None
     )
-    if ldd is not None:
-        try:
-            listed = subprocess.run(
-                [ldd, str(plugin)], capture_output=True, text=True, timeout=60, check=False
-            )
-        except (OSError, subprocess.SubprocessError):
-            listed = None
-        if listed is not None:
-            found = _parse_ldd(listed.stdout, listed.stderr)
-            if found is not None:
-                return found
-    return _missing_by_loading(plugin)
-
-
-def _parse_ldd(stdout: str, stderr: str) -> list[MissingLibrary] | None:
-    """What ldd says is missing; None when its answer says nothing about that
-    (not a dynamic object, an unusual loader)."""
-    missing = [MissingLibrary(name) for name in dict.fromkeys(_NOT_FOUND.findall(stdout))]
-    load_error = _LOAD_ERROR.search(stderr)
+    if ldd is None:
+        return None
+    try:
+        listed = subprocess.run(
+            [ldd, str(plugin)], capture_output=True, text=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    # glibc's ldd merges the loader's errors into its standard output; others may not.
+    output = listed.stdout + listed.stderr
+    missing = [MissingLibrary(name) for name in dict.fromkeys(_NOT_FOUND.findall(output))]
+    load_error = _LOAD_ERROR.search(output)
     if load_error:
         # The loader stops at a library it found but cannot load (damaged, or an
         # empty file in its place): ldd lists nothing after it.
         missing.append(MissingLibrary(Path(load_error.group(1)).name, damaged=True))
-    if missing or "=>" in stdout:
+    if missing or "=>" in output:
         return missing
     return None
 
@@ -116,7 +116,8 @@ def _missing_by_loading(plugin: Path) -> list[MissingLibrary]:
     try:
         ctypes.CDLL(str(plugin))
     except OSError as error:
-        match = _DLOPEN_ERROR.match(str(error))
+        # A frozen application's ctypes wraps the loader's error in its own.
+        match = _DLOPEN_ERROR.match(str(error.__cause__ or error))
         if match and Path(match.group(1)) != plugin:
             damaged = "cannot open shared object file" not in match.group(2)
             return [MissingLibrary(Path(match.group(1)).name, damaged=damaged)]

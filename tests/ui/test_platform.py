@@ -171,6 +171,36 @@ def test_without_ldd_loading_names_the_first_missing_library(tmp_path: Path):
     assert _missing_by_loading(qt_platforms() / "libqoffscreen.so") == []
 
 
+def test_in_a_frozen_application_the_loaders_own_complaint_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The bundle's ctypes (PyInstaller's) hides the loader's message behind its own."""
+    import ctypes
+
+    from PyInstaller.loader import pyimod03_ctypes
+
+    for name in ("CDLL", "cdll", "PyDLL", "pydll"):
+        monkeypatch.setattr(ctypes, name, getattr(ctypes, name))  # restored after the test
+    monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path / "bundle"), raising=False)
+    pyimod03_ctypes.install()
+    plugin = patched_plugin(tmp_path, {"libxcb-cursor.so.0": "libxcb-cursor.so.9"})
+    assert _missing_by_loading(plugin) == [MissingLibrary("libxcb-cursor.so.9")]
+
+
+def test_ldd_names_a_library_it_finds_but_cannot_load(x_display: str):
+    """An empty file where the library should be: the loader stops there."""
+    script = (
+        "from pathlib import Path; from reader.ui.platform import _ldd_missing; "
+        f"print(_ldd_missing(Path({str(qt_platforms() / 'libqxcb.so')!r})))"
+    )
+    completed = without_library(
+        "libxcb-cursor.so.0", [sys.executable, "-c", script], reader_environment()
+    )
+    assert completed.returncode == 0, completed
+    expected = [MissingLibrary("libxcb-cursor.so.0", damaged=True)]
+    assert completed.stdout.strip() == repr(expected)
+
+
 def test_a_plugin_away_from_qts_libraries_asks_for_a_reinstall(
     tmp_path: Path, x_display: str, monkeypatch: pytest.MonkeyPatch
 ):
