@@ -217,6 +217,18 @@ def test_each_odd_path_gets_its_own_message_from_every_command(kind, tmp_path, c
         assert captured.err.startswith("error: ") and words in captured.err, (name, captured.err)
 
 
+def test_a_bare_name_that_can_only_be_a_file_is_opened_not_taken_for_a_command(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exited:
+        main(["paper.pdf"])
+    assert exited.value.code == 2
+    assert (
+        capsys.readouterr().err == "error: paper.pdf: no such file; check the path and try again.\n"
+    )
+
+
 @pytest.mark.parametrize("kind", ["folder", "dangling", "fifo", "/dev/zero", "nul-text"])
 def test_odd_paths_fail_in_one_line_from_the_real_command(kind, tmp_path):
     path, words = make_odd_path(kind, tmp_path)
