@@ -73,7 +73,7 @@ def cli() -> None:
 
 
 @cli.command(help="Add documents to the library (PDF, EPUB, XPS, MOBI, FB2, CBZ, TXT, MD).")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(readable=False, path_type=Path))
 @click.option("--password", help="Password for encrypted PDFs.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per file.")
 def ingest(paths: tuple[Path, ...], password: str | None, as_json: bool) -> None:
@@ -467,9 +467,13 @@ def sample() -> None:
 
 
 @cli.command("open", help="Open documents in the main window (ingesting them first).")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(readable=False, path_type=Path))
 def open_command(paths: tuple[Path, ...]) -> None:
+    from reader.ingest.files import check_document_file
     from reader.ui.app import run_window
+
+    for path in paths:
+        check_document_file(path)  # a bad path is told here, before any window opens
 
     sys.exit(run_window(list(paths)))
 
@@ -533,10 +537,21 @@ def _read_batch(handle: Any) -> Any:
 
 
 def _route(argv: list[str]) -> list[str]:
-    """``reader`` alone opens the window; ``reader FILE...`` opens files in it."""
+    """``reader`` alone opens the window; ``reader FILE...`` opens files in it.
+
+    Anything at the path counts (a broken link, a folder), and so does a name
+    that can only be a path, so that ``open`` says what is wrong with it rather
+    than "no such command".
+    """
     if not argv:
         return ["gui"]
-    if argv[0] not in cli.commands and not argv[0].startswith("-") and Path(argv[0]).exists():
+    first = argv[0]
+    looks_like_a_path = "/" in first or os.sep in first or bool(Path(first).suffix)
+    if (
+        first not in cli.commands
+        and not first.startswith("-")
+        and (os.path.lexists(first) or looks_like_a_path)
+    ):
         return ["open", *argv]
     return argv
 

@@ -16,8 +16,28 @@ class IngestError(ReaderError):
     """A document could not be turned into canonical text."""
 
 
-class FileMissingError(IngestError):
+class UnsupportedFormatError(IngestError):
     pass
+
+
+class FileMissingError(IngestError):
+    """No file at the path: nothing there, or a symbolic link that leads nowhere."""
+
+
+class DanglingLinkError(FileMissingError):
+    """A symbolic link whose target does not exist."""
+
+
+class LinkLoopError(FileMissingError):
+    """Symbolic links that point at each other and never reach a file."""
+
+
+class NotAFileError(UnsupportedFormatError):
+    """Something that is not a regular file: a folder, a pipe, a device, a socket."""
+
+
+class UnreadableFileError(IngestError):
+    """The file exists but this user may not read it."""
 
 
 class EmptyDocumentError(IngestError):
@@ -33,10 +53,6 @@ class EncryptedDocumentError(IngestError):
 
 
 class NoTextLayerError(IngestError):
-    pass
-
-
-class UnsupportedFormatError(IngestError):
     pass
 
 
@@ -74,3 +90,8 @@ class ModelError(ReaderError):
 
 class AnswerCancelled(ReaderError):
     """The user cancelled a question while it was being answered."""
+
+
+class DisplayError(ReaderError):
+    """The window cannot open: there is no display, or Qt cannot load what drawing on it
+    needs (its platform plugin or the system libraries the plugin links to)."""

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from reader.config import library_path
-from reader.errors import DocumentNotFoundError, FileMissingError, UnsupportedFormatError
+from reader.errors import DocumentNotFoundError
 from reader.ingest import document_id, extractor_for, read_document
 from reader.ingest.extract import ProgressCallback
+from reader.ingest.files import check_document_file
 from reader.records import Chunk, Document, SearchHit
 from reader.retrieve import search
 from reader.store import LibraryStore
@@ -63,13 +65,7 @@ class Library:
     ) -> IngestResult:
         """Add a file to the library; a file already there (same bytes, same
         extractor) is left as it is."""
-        path = Path(path)
-        if not path.is_file():
-            if path.is_dir():
-                raise UnsupportedFormatError(
-                    f"{path} is a folder; give the files inside it instead."
-                )
-            raise FileMissingError(f"{path}: no such file; check the path and try again.")
+        path = check_document_file(path)
         doc_id = document_id(path)
         stored_extractor = self.store.document_extractor(doc_id)
         if stored_extractor is not None and stored_extractor == extractor_for(path):
@@ -105,7 +101,9 @@ class Library:
     def resolve(self, reference: str, password: str | None = None) -> Document:
         """A document from a file path (ingested first if needed) or a document id."""
         path = Path(reference)
-        if path.is_file():
+        if os.path.lexists(path):
+            # Whatever is there (a file, a folder, a broken link, a pipe), the
+            # user named a path: ingest says what is wrong with it, if anything.
             return self.document(self.ingest(path, password=password).doc_id)
         matches = self.store.find_document_ids(reference) if len(reference) >= 4 else []
         if len(matches) == 1:
@@ -115,7 +113,7 @@ class Library:
                 f"'{reference}' matches {len(matches)} documents; give more of the id."
             )
         if "/" in reference or "\\" in reference or path.suffix:
-            raise FileMissingError(f"{reference}: no such file; check the path and try again.")
+            check_document_file(path)  # raises: nothing is at the path
         raise DocumentNotFoundError(
             f"'{reference}' is neither a file nor a document id in the library; "
             "give a file path, or an id from `reader list`."

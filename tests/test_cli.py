@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from reader.cli import cli
+from reader.cli import cli, main
 
 TEXT = "\n\n".join(
     f"Section {n} states that the fee is {n * 3} dollars. Payment is due monthly."
@@ -160,3 +163,96 @@ def test_verify_quote_and_batch(make_file, tmp_path):
 def test_verify_needs_a_quote_or_a_batch(make_file):
     path = make_file("doc.txt", TEXT.encode())
     assert_one_line_failure(run("verify", str(path)))
+
+
+def make_odd_path(kind: str, folder: Path) -> tuple[str, str]:
+    """Something at a path that is not a readable document, and the words that say so."""
+    if kind == "folder":
+        (folder / "papers").mkdir()
+        return str(folder / "papers"), "is a folder; give the files inside it"
+    if kind == "loop":
+        (folder / "loop.pdf").symlink_to("loop.pdf")
+        return str(folder / "loop.pdf"), "loops back on itself"
+    if kind == "dangling":
+        (folder / "paper.pdf").symlink_to("gone.pdf")
+        return str(folder / "paper.pdf"), f"link to {folder / 'gone.pdf'}, which does not exist"
+    if kind == "fifo":
+        os.mkfifo(folder / "pipe.txt")
+        return str(folder / "pipe.txt"), "is a named pipe (FIFO)"
+    if kind == "socket":
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(folder / "reader.sock"))
+        return str(folder / "reader.sock"), "is a socket, not a document"
+    if kind == "nul-text":
+        (folder / "zeros.txt").write_bytes(bytes(2048))
+        return str(folder / "zeros.txt"), "holds NUL bytes"
+    if kind == "missing":
+        return str(folder / "nope.pdf"), "no such file"
+    return kind, "is a device, not a document"
+
+
+ODD_PATHS = ["folder", "loop", "dangling", "fifo", "socket", "/dev/null", "/dev/zero", "missing"]
+COMMANDS = {
+    "ingest": ["ingest", "{}"],
+    "ask": ["ask", "{}", "What is the fee?", "--no-model"],
+    "text": ["text", "{}"],
+    "chunks": ["chunks", "{}"],
+    "verify": ["verify", "{}", "--quote", "the fee"],
+    "open": ["open", "{}"],
+    "bare": ["{}"],
+}
+
+
+@pytest.mark.parametrize("kind", ODD_PATHS)
+def test_each_odd_path_gets_its_own_message_from_every_command(kind, tmp_path, capsys):
+    path, words = make_odd_path(kind, tmp_path)
+    for name, template in COMMANDS.items():
+        with pytest.raises(SystemExit) as exited:
+            main([part.replace("{}", path) for part in template])
+        captured = capsys.readouterr()
+        assert exited.value.code == 2, (name, captured)
+        assert captured.err.count("\n") == 1, (name, captured.err)
+        assert captured.err.startswith("error: ") and words in captured.err, (name, captured.err)
+
+
+def test_a_bare_name_that_can_only_be_a_file_is_opened_not_taken_for_a_command(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exited:
+        main(["paper.pdf"])
+    assert exited.value.code == 2
+    assert (
+        capsys.readouterr().err == "error: paper.pdf: no such file; check the path and try again.\n"
+    )
+
+
+@pytest.mark.parametrize("kind", ["folder", "dangling", "fifo", "/dev/zero", "nul-text"])
+def test_odd_paths_fail_in_one_line_from_the_real_command(kind, tmp_path):
+    path, words = make_odd_path(kind, tmp_path)
+    for command in (["ask", path, "What is the fee?", "--no-model"], ["ingest", path]):
+        line = assert_one_line_failure(run(*command))
+        assert line.startswith("error: ") and words in line
+
+
+def test_a_file_this_user_may_not_read(tmp_path):
+    """Root reads any file: as root (as in CI) the command runs without the two
+    capabilities that let it, so it meets permissions as any other user does."""
+    secret = tmp_path / "secret.pdf"
+    secret.write_bytes(b"%PDF-1.4 not for you")
+    secret.chmod(0o000)
+    prefix = []
+    if os.geteuid() == 0:
+        prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
+    probe = subprocess.run(
+        [*prefix, sys.executable, "-c", f"open({str(secret)!r}, 'rb')"],
+        capture_output=True,
+        text=True,
+    )
+    assert "PermissionError" in probe.stderr  # the file really is unreadable here
+    for command in (["ingest", str(secret)], ["text", str(secret)], [str(secret)]):
+        completed = subprocess.run(
+            [*prefix, sys.executable, "-m", "reader.cli", *command], capture_output=True, text=True
+        )
+        line = assert_one_line_failure(completed)
+        assert f"{secret} cannot be read: permission denied" in line, line

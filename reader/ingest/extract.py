@@ -20,11 +20,11 @@ from reader.errors import (
     DecodingError,
     EmptyDocumentError,
     EncryptedDocumentError,
-    FileMissingError,
     NoTextLayerError,
     TooLargeError,
     UnsupportedFormatError,
 )
+from reader.ingest.files import check_document_file
 from reader.ingest.furniture import PageLayout, find_furniture
 from reader.ingest.layout import LAYOUT_VERSION, TextBlock, page_blocks
 from reader.records import Furniture, Heading
@@ -93,11 +93,7 @@ def extract(
     path: str | Path, password: str | None = None, progress: ProgressCallback | None = None
 ) -> Extraction:
     """Extract the canonical text of the file at ``path``."""
-    path = Path(path)
-    if not path.exists():
-        raise FileMissingError(f"{path}: no such file; check the path and try again.")
-    if path.is_dir():
-        raise UnsupportedFormatError(f"{path} is a folder; give the files inside it instead.")
+    path = check_document_file(path)
     if path.stat().st_size == 0:
         raise EmptyDocumentError(f"{path.name} is empty (0 bytes): there is nothing to read.")
     kind = detect_kind(path)
@@ -189,12 +185,14 @@ def _extract_pymupdf(
     warnings = []
     empty_pages = [n + 1 for n, page in enumerate(page_texts) if not page.strip()]
     if empty_pages:
+        verb = "has" if len(empty_pages) == 1 else "have"
         warnings.append(
-            f"{len(empty_pages)} of {page_count} pages have no text (scanned or blank): "
-            f"pages {_page_list(empty_pages)} cannot be searched or cited."
+            f"{len(empty_pages)} of {page_count} pages {verb} no text (scanned or blank): "
+            f"{_page_list(empty_pages)} cannot be searched or cited."
         )
     if unreadable:
-        warnings.append(f"pages {_page_list(unreadable)} could not be read and are left empty.")
+        verb = "was" if len(unreadable) == 1 else "were"
+        warnings.append(f"{_page_list(unreadable)} could not be read and {verb} left empty.")
 
     if toc:
         headings = _headings_from_outline(toc, page_texts, page_starts)
@@ -309,30 +307,46 @@ _BOMS = [
 
 
 def decode_text(data: bytes, name: str) -> str:
-    """Decode bytes in the encodings users are likely to have."""
+    """Decode bytes in the encodings users are likely to have; refuse binary data."""
+    text = _decode(data)
+    if text is not None and "\x00" in text:
+        # Valid UTF-8 can hold NUL bytes, but no text file does: this is binary
+        # data, or UTF-16 saved without its byte-order mark.
+        raise DecodingError(
+            f"{name} holds NUL bytes, so it is binary data rather than text (or UTF-16 "
+            "without a byte-order mark): save it as UTF-8 text and ingest it again."
+        )
+    if text is None or _control_characters(text) > 0.01 * len(text):
+        raise DecodingError(
+            f"{name} is not readable text (binary data, or an encoding reader cannot "
+            "recognise): save it as UTF-8 text and ingest it again."
+        )
+    return text
+
+
+def _decode(data: bytes) -> str | None:
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             try:
                 return data.decode(encoding)
             except UnicodeDecodeError:
-                break
-    else:
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError:
-            pass
-        if b"\x00" not in data:
-            try:
-                text = data.decode("cp1252")
-            except UnicodeDecodeError:
-                text = data.decode("latin-1")
-            controls = sum(1 for char in text if ord(char) < 32 and char not in "\t\n\r\f\v")
-            if controls <= 0.01 * len(text):
-                return text
-    raise DecodingError(
-        f"{name} is not readable text (binary data, or an encoding reader cannot "
-        "recognise): save it as UTF-8 text and ingest it again."
-    )
+                return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    if b"\x00" in data:
+        return None
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _control_characters(text: str) -> int:
+    """Control characters no text file holds in numbers (ESC is left out: terminal
+    logs carry colour codes)."""
+    return sum(1 for char in text if ord(char) < 32 and char not in "\t\n\r\f\v\x1b")
 
 
 _ATX_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
@@ -413,5 +427,10 @@ def _first_line(error: BaseException) -> str:
 
 
 def _page_list(pages: list[int]) -> str:
-    shown = ", ".join(str(page) for page in pages[:10])
-    return shown + (f" and {len(pages) - 10} more" if len(pages) > 10 else "")
+    """The pages as words: "page 3", "pages 2, 5 and 9" (past ten, a count of the rest)."""
+    if len(pages) == 1:
+        return f"page {pages[0]}"
+    if len(pages) > 10:
+        shown = ", ".join(str(page) for page in pages[:10])
+        return f"pages {shown} and {len(pages) - 10} more"
+    return "pages " + ", ".join(str(page) for page in pages[:-1]) + f" and {pages[-1]}"

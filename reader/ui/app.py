@@ -9,29 +9,37 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reader.errors import ReaderError
+from reader.errors import DisplayError, ReaderError
+from reader.ui.platform import check_platform, import_failure
 
 
 def _application(offscreen: bool = False) -> Any:
+    """The one QApplication; before the first is made, a check that Qt's platform
+    plugin will load (Qt aborts the process when it cannot)."""
     if offscreen:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    elif (
-        sys.platform.startswith("linux")
-        and not os.environ.get("QT_QPA_PLATFORM")
-        and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-    ):
-        raise ReaderError(
-            "No display to open the window on: run reader in a desktop session, or set "
-            "QT_QPA_PLATFORM=offscreen."
-        )
-    from PySide6.QtGui import QIcon
-    from PySide6.QtWidgets import QApplication
+    try:
+        from PySide6.QtGui import QIcon
+        from PySide6.QtWidgets import QApplication
+    except ImportError as error:
+        raise DisplayError(import_failure(error)) from None
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    existing = QApplication.instance()
+    if existing is None:
+        check_platform()
+    app = existing or QApplication(sys.argv[:1])
     app.setApplicationName("reader")
     QApplication.setDesktopFileName("reader")  # Wayland ties the window to reader.desktop
     QApplication.setWindowIcon(QIcon(str(Path(__file__).with_name("icons") / "reader.png")))
     return app
+
+
+def _display_usable() -> bool:
+    try:
+        check_platform()
+    except DisplayError:
+        return False
+    return True
 
 
 def run_window(paths: list[Path], sample: bool = False) -> int:
@@ -90,8 +98,9 @@ def shot(
     timeout: float = 300.0,
 ) -> dict[str, Any]:
     """Drive the real window offscreen and save a PNG of it; return what happened."""
-    on_screen = any(os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY"))
-    app = _application(offscreen=not on_screen and not os.environ.get("QT_QPA_PLATFORM"))
+    # A PNG needs no screen: without a display (or the libraries to draw on it)
+    # the window is drawn offscreen, unless QT_QPA_PLATFORM asks for a platform.
+    app = _application(offscreen=not os.environ.get("QT_QPA_PLATFORM") and not _display_usable())
     from reader.answer.setup import make_backend
     from reader.ui.main_window import MainWindow
 

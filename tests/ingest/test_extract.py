@@ -91,7 +91,17 @@ def test_partly_scanned_pdf_ingests_with_a_warning(make_pdf):
     path = make_pdf([[PARAGRAPH], [], [PARAGRAPH]])
     extraction = extract(path)
     assert extraction.page_starts[1] == extraction.page_starts[2] - 2
-    assert any("pages 2" in warning for warning in extraction.warnings)
+    assert extraction.warnings == [
+        "1 of 3 pages has no text (scanned or blank): page 2 cannot be searched or cited."
+    ]
+
+
+def test_several_empty_pages_are_listed_in_the_plural(make_pdf):
+    extraction = extract(make_pdf([[PARAGRAPH], [], [PARAGRAPH], [], []]))
+    assert extraction.warnings == [
+        "3 of 5 pages have no text (scanned or blank): pages 2, 4 and 5 cannot be searched "
+        "or cited."
+    ]
 
 
 @pytest.mark.parametrize(
@@ -102,6 +112,10 @@ def test_partly_scanned_pdf_ingests_with_a_warning(make_pdf):
         ("truncated.pdf", b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog", CorruptDocumentError),
         ("slides.pptx", b"PK\x03\x04 not supported", UnsupportedFormatError),
         ("binary.txt", bytes(range(256)) * 20, DecodingError),
+        ("zeros.txt", bytes(4096), DecodingError),
+        ("nul-in-utf8.md", b"# Title\n\nSome text\x00with a NUL byte in it.", DecodingError),
+        ("utf16-no-bom.txt", "Plain words in UTF-16.".encode("utf-16-le"), DecodingError),
+        ("controls.txt", bytes(range(1, 9)) * 200 + b"a few words", DecodingError),
         ("blank.txt", b"  \n\n\t ", EmptyDocumentError),
     ],
 )
@@ -112,6 +126,16 @@ def test_bad_files_raise_one_line_errors(make_file, name, data, error):
     message = str(raised.value)
     assert "\n" not in message
     assert name in message
+
+
+def test_nul_bytes_are_named_in_the_refusal(make_file):
+    with pytest.raises(DecodingError, match="NUL bytes"):
+        extract(make_file("zeros.txt", bytes(1000)))
+
+
+def test_terminal_colour_codes_do_not_make_a_log_binary(make_file):
+    log = "".join(f"\x1b[32mok\x1b[0m step {n} finished\n" for n in range(50))
+    assert extract(make_file("build.txt", log.encode())).text == log
 
 
 def test_missing_file(tmp_path):

@@ -9,6 +9,7 @@ import os
 import shlex
 import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -237,6 +238,74 @@ def test_the_window_answers_on_wayland(installed: Path, tmp_path: Path):
     assert completed.returncode == 0, completed.stdout + completed.stderr
     result = json.loads(completed.stdout)
     assert result["clicked"] == 1 and result["highlight"]["visible"]
+
+
+def system_library(name: str) -> str:
+    """The file the system's loader loads for ``name`` (from ``ldconfig -p``)."""
+    listed = subprocess.run(
+        [required_tool("ldconfig"), "-p"], capture_output=True, text=True, check=True
+    )
+    for line in listed.stdout.splitlines():
+        if line.strip().startswith(f"{name} ") and "x86-64" in line:
+            return os.path.realpath(line.split(" => ")[-1].strip())
+    raise AssertionError(f"{name} is not installed: .ci/run installs it")
+
+
+def run_hiding(library: str, command: list[str], env: dict[str, str]):
+    """``command`` in a mount namespace where the system's ``library`` is an empty file."""
+    script = f'/bin/mount --bind /dev/null {shlex.quote(system_library(library))} && exec "$@"'
+    return subprocess.run(
+        [required_tool("unshare"), "--mount", "/bin/sh", "-c", script, "sh", *command],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+
+
+def test_the_bundles_own_xcb_libraries_stand_in_for_missing_system_ones(
+    installed: Path, tmp_path: Path
+):
+    """With the system's libxcb-cursor broken, the bundle's copy is used: the platform
+    check does not refuse, and the window draws on X11."""
+    xvfb_run = required_tool("xvfb-run")
+    env = bare_environment(tmp_path / "home", tmp_path / "bin", QT_QPA_PLATFORM="xcb")
+    env["PATH"] += os.pathsep + str(Path(xvfb_run).parent)
+    sample = installed / "_internal" / "reader" / "sample" / "welcome.pdf"
+    out = tmp_path / "window.png"
+    shot = [str(installed / "reader"), "shot", str(sample), "--no-model", "--out", str(out)]
+    completed = run_hiding("libxcb-cursor.so.0", [xvfb_run, "-a", *shot], env)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert out.read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    ("library", "package", "platform"),
+    [("libGL.so.1", "libgl1", "xcb"), ("libwayland-client.so.0", "libwayland-client0", "wayland")],
+)
+def test_a_system_library_the_bundle_lacks_is_named_with_its_package(
+    installed: Path, tmp_path: Path, library: str, package: str, platform: str
+):
+    """libGL stops Qt's own import; libwayland-client only the wayland plugin, which
+    the check finds through ldd, with the bundle's libraries on the loader's path."""
+    runtime = tmp_path / "xdg-runtime"
+    runtime.mkdir(mode=0o700)
+    env = bare_environment(
+        tmp_path / "home",
+        tmp_path / "bin",
+        QT_QPA_PLATFORM=platform,
+        XDG_RUNTIME_DIR=str(runtime),
+        WAYLAND_DISPLAY="wayland-reader",
+    )
+    with socket.socket(socket.AF_UNIX) as compositor:  # the check only connects to it
+        compositor.bind(str(runtime / "wayland-reader"))
+        compositor.listen()
+        completed = run_hiding(library, [str(installed / "reader"), "sample"], env)
+    assert completed.returncode == 2, completed.stdout + completed.stderr
+    lines = completed.stderr.strip().splitlines()
+    assert len(lines) == 1, completed.stderr
+    assert library in lines[0] and f"sudo apt install --reinstall {package}" in lines[0]
+    assert "Could not load the Qt platform plugin" not in completed.stderr
 
 
 def test_the_archive_carries_a_desktop_entry_and_an_icon(

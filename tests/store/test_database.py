@@ -132,7 +132,7 @@ def test_headings_and_warnings_round_trip(library, make_pdf):
     result = library.ingest(path)
     document = library.document(result.doc_id)
     assert [h.title for h in document.headings] == ["Intro", "Next"]
-    assert document.warnings and "pages 2" in document.warnings[0]
+    assert document.warnings and "page 2 cannot be searched" in document.warnings[0]
     listed = library.documents()[0]
     assert listed["pages"] == 3 and listed["chunks"] == len(library.chunks(result.doc_id))
     raw = sqlite3.connect(library.store.path).execute("SELECT headings FROM documents")
