@@ -8,7 +8,8 @@ and line breaks are only in the way of reading it. Two views remove them:
 - ``reading_view``: length-preserving, character for character, so offsets
   into it are offsets into the canonical text. Running heads and page numbers
   become spaces (line breaks kept), footnote markers zero-width spaces, a line
-  break inside a paragraph a space, and a word hyphenated
+  break inside a paragraph a space, so is a paragraph break that falls inside
+  a sentence (a page break, once its furniture is blanked), and a word hyphenated
   at a line end is joined: its hyphen and line break become a soft hyphen and
   a zero-width space, which show as nothing. The full-text index, evidence
   choice and the window's reading view use it.
@@ -30,14 +31,25 @@ SOFT_HYPHEN = "\u00ad"
 ZERO_WIDTH_SPACE = "\u200b"
 # A word broken at a line end: letter, hyphen, line break, lower-case letter.
 _LINE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])-\n(?=[^\W\d_A-Z])")
+# A paragraph break inside a sentence: after a word or a comma, before a
+# lower-case letter. Page breaks (once their furniture is blanked) and blocks
+# cut at a column end or around a figure leave these.
+_CONTINUED = re.compile(r"(?<=[\w,;\-​])[ \t\u200b]*\n\s*\n\s*(?=[^\W\d_A-Z])")
 # A single line break inside a paragraph (not a blank line).
 _LINE_BREAK = re.compile(r"(?<!\n)\n(?!\n)")
 _INVISIBLE = re.compile(f"[{SOFT_HYPHEN}{ZERO_WIDTH_SPACE}]")
 _RUN_INTO = re.compile(r"(?<=[a-z][.!?;:])(?=[A-Z][a-z])|(?<=[a-z][.!?][\"”’)])(?=[A-Z])")
 
 
-def reading_view(text: str, furniture: Iterable[Furniture] = (), offset: int = 0) -> str:
-    """``text`` (which starts at canonical ``offset``) as read, character for character."""
+def reading_view(
+    text: str, furniture: Iterable[Furniture] = (), offset: int = 0, keep_furniture: bool = False
+) -> str:
+    """``text`` (which starts at canonical ``offset``) as read, character for character.
+
+    ``keep_furniture`` keeps the furniture's own characters (for a view that
+    shows it dimmed) while still joining the sentence around it.
+    """
+    furniture = list(furniture)
     characters = list(text)
     end = offset + len(text)
     for item in furniture:
@@ -58,7 +70,16 @@ def reading_view(text: str, furniture: Iterable[Furniture] = (), offset: int = 0
                 characters[index] = " "
     viewed = "".join(characters)
     viewed = _LINE_END_HYPHEN.sub(SOFT_HYPHEN + ZERO_WIDTH_SPACE, viewed)
-    return _LINE_BREAK.sub(" ", viewed)
+    viewed = _CONTINUED.sub(lambda gap: " " * len(gap.group()), viewed)
+    viewed = _LINE_BREAK.sub(" ", viewed)
+    if not keep_furniture:
+        return viewed
+    shown = list(viewed)
+    for item in furniture:
+        for index in range(max(item.start, offset) - offset, min(item.end, end) - offset):
+            if text[index] != "\n":
+                shown[index] = text[index]
+    return "".join(shown)
 
 
 def readable(text: str) -> str:

@@ -47,6 +47,7 @@ from reader.answer.prompting import (
 )
 from reader.errors import AnswerCancelled, ChunkNotFoundError, ReaderError, StoreError
 from reader.library import Library
+from reader.readingtext import readable
 from reader.records import Answer, AnswerMetrics, CheckedClaim, Chunk, Claim, Verification
 from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
 from reader.verify.grounding import grounding_for
@@ -118,7 +119,7 @@ class Answerer:
             extractive = [
                 replace(
                     self._verify(
-                        Claim(" ".join(e.text.split()), e.chunk.id, e.text),
+                        Claim(readable(e.text), e.chunk.id, readable(e.text)),
                         e.chunk,
                         retrieved,
                         question,
@@ -454,7 +455,7 @@ class _AnySet:
 
 def _distinct(evidence: list[Evidence]) -> list[Evidence]:
     """Evidence without repeats of the same sentence (boilerplate in several chunks)."""
-    return unique_by(evidence, lambda e: " ".join(e.text.split()).casefold())
+    return unique_by(evidence, lambda e: readable(e.text).casefold())
 
 
 def _problem(parsed: ParsedOutput, generation: Generation, stopped: str | None) -> str | None:

@@ -20,6 +20,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reader.readingtext import readable
 from reader.records import Chunk
 from reader.retrieve.evidence import Evidence
 
@@ -53,9 +54,10 @@ class Passage:
 
     @property
     def text(self) -> str:
+        """The passage as read: page furniture left out, words joined across line ends."""
         if self.sentence is not None:
-            return " ".join(self.sentence.split())
-        return " ".join(self.chunk.text.split())[:MAX_PASSAGE_CHARS]
+            return readable(self.sentence)
+        return readable(self.chunk.reading_text)[:MAX_PASSAGE_CHARS]
 
 
 def passages_for(chunks: Sequence[Chunk]) -> list[Passage]:

@@ -22,7 +22,9 @@ MIN_CHARS = 250
 MAX_CHARS = 1500
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
-_SENTENCE_END = re.compile(r"(?:[.!?…]+[\"'”’)\]]*|[。！？]+[」』”’）]*)\s+")
+# Zero-width spaces after the mark are where the reading view left out a
+# footnote marker ("today.16 These").
+_SENTENCE_END = re.compile(r"(?:[.!?…]+[\"'”’)\]]*|[。！？]+[」』”’）]*)\u200b*\s+")
 _WHITESPACE = re.compile(r"\s+")
 
 # Strength of a place to cut: a heading always starts a new chunk; otherwise a

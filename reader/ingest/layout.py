@@ -204,10 +204,10 @@ def render_page(
     path: str,
     page_number: int,
     password: str | None = None,
-    span: tuple[int, int] | None = None,
+    spans: Sequence[tuple[int, int]] = (),
     zoom: float = 1.5,
 ) -> tuple[int, int, int, bytes, list[tuple[float, float, float, float]]]:
-    """Render a 1-based page; also the pixel rectangles of a page-relative span.
+    """Render a 1-based page; also the pixel rectangles of page-relative spans.
 
     Returns ``(width, height, stride, rgb_samples, rects)``. Opens and closes
     the document itself, so a caller never shares one across threads.
@@ -219,8 +219,8 @@ def render_page(
         matrix = pymupdf.Matrix(zoom, zoom)
         pixmap = page.get_pixmap(matrix=matrix, alpha=False)
         rects = []
-        if span is not None:
-            for rect in span_rects(page, span[0], span[1]):
+        for start, end in spans:
+            for rect in span_rects(page, start, end):
                 shown = rect * page.rotation_matrix * matrix
                 rects.append((shown.x0, shown.y0, shown.x1, shown.y1))
         return pixmap.width, pixmap.height, pixmap.stride, bytes(pixmap.samples), rects

@@ -70,7 +70,11 @@ _REASON = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """A sentence of a chunk, verbatim: ``chunk.text[start:end] == text``."""
+    """A sentence of a chunk as read: ``chunk.reading_text[start:end] == text``.
+
+    The reading text has the chunk's offsets (see ``reader.readingtext``), so
+    ``chunk.start + start`` is where the sentence begins in the canonical text.
+    """
 
     chunk: Chunk
     start: int
@@ -136,12 +140,14 @@ def choose_evidence(
     for rank, chunk in enumerate(ranked_chunks):
         heading_stems = {stem(t) for t in words(chunk.heading_path)}
         in_heading = sum(weight_of[s] for s in heading_stems & weight_of.keys()) / total
+        # Page furniture left out, so a sentence runs on across a page break.
+        reading = chunk.reading_text
         spans = [
             (start, end)
-            for start, end in sentence_spans(chunk.text)
-            if not _LEADER_DOTS.search(chunk.text[start:end])  # a table of contents line
+            for start, end in sentence_spans(reading)
+            if not _LEADER_DOTS.search(reading[start:end])  # a table of contents line
         ]
-        stems = [[stem(t) for t in words(chunk.text[start:end])] for start, end in spans]
+        stems = [[stem(t) for t in words(reading[start:end])] for start, end in spans]
         # A sentence alone, or with the next one: the answer often follows the
         # sentence that names the topic ("They demanded $12,000...").
         for index, (start, _) in enumerate(spans):
@@ -149,7 +155,7 @@ def choose_evidence(
                 if last >= len(spans):
                     continue
                 end = spans[last][1]
-                text = chunk.text[start:end]
+                text = reading[start:end]
                 if not MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS:
                     continue
                 unit = [s for piece in stems[index : last + 1] for s in piece]

@@ -42,6 +42,7 @@ from reader.errors import EncryptedDocumentError, LibraryDamagedError, ReaderErr
 from reader.ingest.extract import PYMUPDF_TYPES, TEXT_TYPES
 from reader.ingest.layout import render_page
 from reader.library import IngestResult, Library
+from reader.readingtext import outside
 from reader.records import Answer, CheckedClaim, Document
 from reader.repair import RepairReport
 from reader.textsafe import one_line, rich_text_lines
@@ -648,11 +649,16 @@ class MainWindow(QMainWindow):
         start, end = span
         page = document.page_of(start)
         page_start, page_end = document.page_range(page)
-        relative = (start - page_start, min(end, page_end) - page_start)
+        # The quoted words on the span's first page, not the running head between them.
+        relative = [
+            (low - page_start, min(high, page_end) - page_start)
+            for low, high in outside(start, end, document.furniture)
+            if low < page_end
+        ]
         path, password = document.path, self.passwords.get(document.id)
 
         def work(report: Callable[[Any], None], cancel: threading.Event) -> Any:
-            return render_page(path, page, password=password, span=relative)
+            return render_page(path, page, password=password, spans=relative)
 
         def done(result: Any) -> None:
             width, height, stride, samples, rects = result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_left
+from typing import Any
 
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import (
@@ -16,7 +17,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextEdit, QScrollArea, QTextEdit
 
-from reader.records import Document
+from reader.readingtext import outside, reading_view
+from reader.records import Document, Furniture
 from reader.ui.labels import plain_label
 
 
@@ -26,11 +28,17 @@ def highlight_color(widget_palette_dark: bool) -> QColor:
 
 
 class TextView(QPlainTextEdit):
-    """The canonical text, read-only, with one highlighted span at a time.
+    """The document as read, with one highlighted span at a time.
 
-    Offsets given to it are Python string indices; Qt counts UTF-16 code units,
-    so characters outside the Basic Multilingual Plane shift positions and are
-    accounted for.
+    The text is the canonical text's reading view (``reader.readingtext``):
+    paragraphs reflow to the pane's width, words hyphenated at a line end are
+    joined, sentences run on across page breaks, and page furniture (running
+    heads, page numbers, footnote markers) is shown dimmed; a thin rule and
+    the page number mark where each page begins. The view has exactly the
+    canonical text's length, so every offset is an offset of the canonical
+    text. Offsets given to it are Python string indices; Qt counts UTF-16
+    code units, so characters outside the Basic Multilingual Plane shift
+    positions and are accounted for.
     """
 
     def __init__(self) -> None:
@@ -42,18 +50,35 @@ class TextView(QPlainTextEdit):
             | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
         self.document_id: str | None = None
+        self.furniture: list[Furniture] = []
+        self.page_starts: list[int] = []
         self._astral: list[int] = []
         self._highlight: tuple[int, int] | None = None
 
     def set_document(self, document: Document) -> None:
         self.document_id = document.id
+        self.furniture = list(document.furniture)
+        self.page_starts = list(document.page_starts)
         self._astral = [i for i, char in enumerate(document.text) if ord(char) > 0xFFFF]
-        self.setPlainText(document.text)
+        self.setPlainText(reading_view(document.text, self.furniture, keep_furniture=True))
+        self._dim_furniture()
         self._highlight = None
         self.setExtraSelections([])
 
+    def _dim_furniture(self) -> None:
+        dim = QTextCharFormat()
+        dim.setForeground(QColor(150, 150, 150))
+        dim.setFontPointSize(max(6.0, self.font().pointSizeF() * 0.8))
+        cursor = QTextCursor(self.document())
+        for item in self.furniture:
+            cursor.setPosition(self.to_qt(item.start))
+            cursor.setPosition(self.to_qt(item.end), QTextCursor.MoveMode.KeepAnchor)
+            cursor.mergeCharFormat(dim)
+
     def clear_document(self) -> None:
         self.document_id = None
+        self.furniture = []
+        self.page_starts = []
         self._astral = []
         self._highlight = None
         self.setPlainText("")
@@ -62,19 +87,26 @@ class TextView(QPlainTextEdit):
         return offset + bisect_left(self._astral, offset)
 
     def highlight(self, start: int, end: int) -> None:
-        """Highlight ``[start, end)`` and scroll it to the middle of the view."""
-        cursor = QTextCursor(self.document())
-        cursor.setPosition(self.to_qt(start))
-        cursor.setPosition(self.to_qt(end), QTextCursor.MoveMode.KeepAnchor)
-        selection = QTextEdit.ExtraSelection()
-        selection.cursor = cursor
+        """Highlight ``[start, end)`` and scroll it to the middle of the view.
+
+        The highlight covers the quoted words only: page furniture inside the
+        span (a running head between the two halves of a sentence) is left out.
+        """
         text_format = QTextCharFormat()
         dark = self.palette().base().color().lightness() < 128
         text_format.setBackground(highlight_color(dark))
         if dark:
             text_format.setForeground(QColor(0, 0, 0))
-        selection.format = text_format
-        self.setExtraSelections([selection])
+        selections = []
+        for low, high in outside(start, end, self.furniture):
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(self.to_qt(low))
+            cursor.setPosition(self.to_qt(high), QTextCursor.MoveMode.KeepAnchor)
+            selection = QTextEdit.ExtraSelection()
+            selection.cursor = cursor
+            selection.format = text_format
+            selections.append(selection)
+        self.setExtraSelections(selections)
         caret = QTextCursor(self.document())
         caret.setPosition(self.to_qt(start))
         self.setTextCursor(caret)
@@ -83,6 +115,46 @@ class TextView(QPlainTextEdit):
 
     def highlighted_range(self) -> tuple[int, int] | None:
         return self._highlight
+
+    def highlighted_parts(self) -> list[tuple[int, int]]:
+        """The ranges the highlight paints: the span without its furniture."""
+        if self._highlight is None:
+            return []
+        return outside(*self._highlight, self.furniture)
+
+    def from_qt(self, position: int) -> int:
+        """The string index of a Qt position (the inverse of ``to_qt``)."""
+        return position - bisect_left([a + n for n, a in enumerate(self._astral)], position)
+
+    def visible_range(self) -> tuple[int, int]:
+        """String offsets of the first and last characters in view."""
+        viewport = self.viewport().rect()
+        top = self.cursorForPosition(viewport.topLeft()).position()
+        bottom = self.cursorForPosition(viewport.bottomRight()).position()
+        return self.from_qt(top), self.from_qt(bottom)
+
+    def paintEvent(self, event: Any) -> None:
+        super().paintEvent(event)
+        if len(self.page_starts) < 2:
+            return
+        first, last = self.visible_range()
+        painter = QPainter(self.viewport())
+        painter.setPen(QColor(170, 170, 170))
+        small = painter.font()
+        small.setPointSizeF(max(6.0, small.pointSizeF() * 0.75))
+        painter.setFont(small)
+        width = self.viewport().width()
+        index = bisect_left(self.page_starts, first)
+        while index < len(self.page_starts) and self.page_starts[index] <= last:
+            page_start = self.page_starts[index]
+            if page_start > 0:
+                cursor = QTextCursor(self.document())
+                cursor.setPosition(self.to_qt(page_start))
+                rect = self.cursorRect(cursor)
+                painter.drawLine(rect.left(), rect.top(), width, rect.top())
+                painter.drawText(width - 60, rect.top() + 10, f"p. {index + 1}")
+            index += 1
+        painter.end()
 
     def is_visible(self, start: int, end: int) -> bool:
         """Whether the start of ``[start, end)`` is inside the visible area."""
