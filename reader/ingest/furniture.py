@@ -2,15 +2,18 @@
 
 Found per document, after every page is read:
 
-- running headers and footers: among the two top and two bottom lines of a
-  page (within the outer fifth of its height), lines that repeat on several
+- running headers and footers: among the lines in the outer fifth of a
+  page's height, top or bottom, lines that repeat on several
   pages once digits and roman numerals are masked, so "PUZZLES 203" and
   "PUZZLES 205" are one header; pages of each parity are counted apart too,
   since books alternate left and right heads;
-- page numbers: a top or bottom line that is only a number ("17", "xvii",
+- page numbers: one of a page's two top or bottom lines that is only a number ("17", "xvii",
   "Page 3 of 9", "- 4 -");
-- footnote markers: superscript digits or symbols (PyMuPDF's span flag) that
-  follow a word, not those opening a line (a footnote's own number).
+- printer's slugs and margin stamps: short lines printed on half the pages
+  or more, wherever they stand;
+- footnote markers: superscript digits or symbols (PyMuPDF's span flag)
+  inside a line, not those opening it (a footnote's own number) nor those
+  raised after a digit (an exponent).
 
 The canonical text is not changed: furniture is recorded as ranges of it.
 """
@@ -62,15 +65,38 @@ def find_furniture(pages: list[PageLayout]) -> list[Furniture]:
     found: list[Furniture] = []
     repeats = _repeated_keys(edge_lines, len(pages))
     for lines in edge_lines:
+        outermost = _outermost(lines)
         for line, zone in lines:
             text = line.text.strip()
-            if _PAGE_NUMBER.match(text):
+            key = _key(text)
+            if line.start in outermost and _PAGE_NUMBER.match(text):
                 found.append(Furniture(line.start, line.end, "page-number"))
-            elif _key(text) in repeats[zone] or _key(text) in repeats[f"{zone}{line.page % 2}"]:
+            elif key in repeats[zone] or key in repeats[f"{zone}{line.page % 2}"]:
                 kind: FurnitureKind = "header" if zone == "top" else "footer"
                 found.append(Furniture(line.start, line.end, kind))
+    found += _stamps(pages)
     found += _markers(pages)
     return sorted(set(found), key=lambda item: item.start)
+
+
+def _stamps(pages: list[PageLayout]) -> list[Furniture]:
+    """Lines printed on most pages wherever they stand: a printer's slug, a margin stamp."""
+    if len(pages) < 3:
+        return []
+    where: dict[str, set[int]] = defaultdict(set)
+    lines = _all_lines(pages)
+    for line in lines:
+        key = _key(line.text)
+        if sum(char.isalpha() for char in key) >= 6:
+            where[key].add(line.page)
+    common = {key for key, seen in where.items() if len(seen) >= max(3, len(pages) / 2)}
+    found = []
+    for line in lines:
+        if _key(line.text) in common:
+            middle = (line.top + line.bottom) / 2
+            kind: FurnitureKind = "header" if middle < pages[line.page].height / 2 else "footer"
+            found.append(Furniture(line.start, line.end, kind))
+    return found
 
 
 def _lines(page: PageLayout) -> list[_Line]:
@@ -86,21 +112,38 @@ def _lines(page: PageLayout) -> list[_Line]:
 
 
 def _edge_lines(number: int, page: PageLayout) -> list[tuple[_Line, str]]:
-    """The page's top and bottom lines that lie near its edges."""
+    """The page's lines near its top and bottom edges, with their zone."""
     lines = _lines(page)
     for line in lines:
         line.page = number
     if not lines or page.height <= 0:
         return []
-    by_top = sorted(lines, key=lambda line: line.top)
-    chosen: dict[int, tuple[_Line, str]] = {}
-    for line in by_top[:EDGE_LINES]:
+    chosen = []
+    for line in lines:
+        if len(line.text) > MAX_FURNITURE_CHARS:
+            continue
         if line.bottom <= page.height * EDGE_SHARE:
-            chosen[line.start] = (line, "top")
-    for line in by_top[-EDGE_LINES:]:
-        if line.top >= page.height * (1 - EDGE_SHARE) and line.start not in chosen:
-            chosen[line.start] = (line, "bottom")
-    return [item for item in chosen.values() if len(item[0].text) <= MAX_FURNITURE_CHARS]
+            chosen.append((line, "top"))
+        elif line.top >= page.height * (1 - EDGE_SHARE):
+            chosen.append((line, "bottom"))
+    return chosen
+
+
+def _outermost(lines: list[tuple[_Line, str]]) -> set[int]:
+    """Starts of the two top-most and two bottom-most of a page's edge lines."""
+    tops = sorted((line for line, zone in lines if zone == "top"), key=lambda line: line.top)
+    bottoms = sorted((line for line, zone in lines if zone == "bottom"), key=lambda line: line.top)
+    return {line.start for line in tops[:EDGE_LINES] + bottoms[-EDGE_LINES:]}
+
+
+def _all_lines(pages: list[PageLayout]) -> list[_Line]:
+    found = []
+    for number, page in enumerate(pages):
+        for line in _lines(page):
+            line.page = number
+            if len(line.text) <= MAX_FURNITURE_CHARS:
+                found.append(line)
+    return found
 
 
 def _key(text: str) -> str:
@@ -140,8 +183,8 @@ def _markers(pages: list[PageLayout]) -> list[Furniture]:
                 position += len(text) + 1
             for line, low, high in block.markers:
                 text = block.lines[line]
-                if low == 0 or text[low - 1].isspace():
-                    continue  # a footnote's own number, or a stray raised sign
+                if low == 0 or text[low - 1].isdigit():
+                    continue  # a footnote's own number, or an exponent (10 to the 6)
                 if _MARKER.match(text[low:high].strip()):
                     found.append(
                         Furniture(line_starts[line] + low, line_starts[line] + high, "marker")
