@@ -30,7 +30,7 @@ from typing import Any
 from reader.config import library_path
 from reader.errors import LibraryReadOnlyError, ReaderError, StoreError
 from reader.ingest import document_id, read_document
-from reader.ingest.chunking import attach_furniture, chunk_text
+from reader.ingest.chunking import chunk_text
 from reader.records import Chunk, Document, Heading, furniture_from_json
 from reader.store import LibraryStore, health
 
@@ -250,8 +250,10 @@ def _stored_document(
         document.furniture = list(furniture_from_json(json.loads(stored[0]) if stored else []))
     except (TypeError, ValueError):
         return None
-    chunks = chunk_text(document.id, text, document.page_starts, document.headings)
-    return document, attach_furniture(chunks, document.furniture)
+    chunks = chunk_text(
+        document.id, text, document.page_starts, document.headings, document.furniture
+    )
+    return document, chunks
 
 
 def _reread(path: Path, doc_id: str) -> tuple[tuple[Document, list[Chunk]] | None, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from reader.ingest.chunking import attach_furniture, chunk_text
+from reader.ingest.chunking import chunk_text
 from reader.ingest.extract import (
     TEXT_EXTRACTOR,
     ProgressCallback,
@@ -56,5 +56,7 @@ def read_document(
         warnings=extraction.warnings,
         furniture=extraction.furniture,
     )
-    chunks = chunk_text(doc_id, extraction.text, extraction.page_starts, extraction.headings)
-    return document, attach_furniture(chunks, extraction.furniture)
+    chunks = chunk_text(
+        doc_id, extraction.text, extraction.page_starts, extraction.headings, extraction.furniture
+    )
+    return document, chunks

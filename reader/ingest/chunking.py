@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
+from reader.readingtext import reading_view
 from reader.records import Chunk, Furniture, Heading
 
 TARGET_CHARS = 900
@@ -108,9 +109,20 @@ def _choose_cut(text: str, start: int, positions: list[int], strengths: list[int
 
 
 def chunk_text(
-    doc_id: str, text: str, page_starts: list[int], headings: list[Heading]
+    doc_id: str,
+    text: str,
+    page_starts: list[int],
+    headings: list[Heading],
+    furniture: Sequence[Furniture] = (),
 ) -> list[Chunk]:
-    positions, strengths = _breaks(text, headings)
+    """The document's chunks, each with the page furniture inside it.
+
+    With furniture, cuts are chosen on the text as read: a sentence that runs
+    on across a page break, with a running head between its halves, is not a
+    place to cut, so it stays whole in one chunk.
+    """
+    as_read = reading_view(text, furniture) if furniture else text
+    positions, strengths = _breaks(as_read, headings)
     ordered_headings = sorted(headings, key=lambda heading: heading.offset)
     section = _SectionTracker(ordered_headings)
     repetitions: Counter[str] = Counter()
@@ -139,7 +151,7 @@ def chunk_text(
             )
         )
         start = _skip_space(text, cut)
-    return chunks
+    return attach_furniture(chunks, furniture)
 
 
 def _skip_space(text: str, position: int) -> int:

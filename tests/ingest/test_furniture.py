@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import re
 from pathlib import Path
 
@@ -15,85 +14,7 @@ from reader.ingest import read_document
 from reader.readingtext import outside, readable, reading_view
 from reader.textnorm import normalize_key
 from reader.verify import DocumentVerifier
-
-WORDS = [
-    "harbour",
-    "lamp",
-    "keeper",
-    "storm",
-    "ledger",
-    "tide",
-    "mooring",
-    "crown",
-    "spring",
-    "beacon",
-    "rope",
-    "anchor",
-    "island",
-    "channel",
-    "pilot",
-    "cargo",
-    "vessel",
-    "quay",
-    "winter",
-    "signal",
-]
-LINE_CHARS = 62
-FONT = 10.0
-
-
-def sentences(rng: random.Random, count: int) -> list[str]:
-    made = []
-    for number in range(count):
-        words = [rng.choice(WORDS) for _ in range(rng.randint(8, 16))]
-        made.append(f"Record {number} notes the {' '.join(words)} of {1800 + number}.")
-    return made
-
-
-def wrap(text: str) -> list[str]:
-    lines, line = [], ""
-    for word in text.split():
-        if line and len(line) + 1 + len(word) > LINE_CHARS:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}".strip()
-    return [*lines, line]
-
-
-def make_book(
-    path: Path, seed: int, pages: int = 6, lines_per_page: int = 14, markers: int = 4
-) -> dict[str, object]:
-    """A book whose prose runs on from page to page under running heads.
-
-    Odd pages carry "THE HARBOUR BOOK <n>" at the top, even pages
-    "<n> CHAPTER ONE"; every page has its number at the foot; some words carry
-    a raised footnote marker. Returns what was printed where.
-    """
-    rng = random.Random(seed)
-    body = " ".join(sentences(rng, 60))
-    lines = wrap(body)
-    document = pymupdf.open()
-    marker_words: list[tuple[str, str]] = []
-    for number in range(1, pages + 1):
-        page = document.new_page(width=420, height=600)
-        head = f"THE HARBOUR BOOK {number}" if number % 2 else f"{number} CHAPTER ONE"
-        page.insert_text((40, 40), head, fontsize=8)
-        page.insert_text((200, 575), str(number), fontsize=8)
-        for row in range(lines_per_page):
-            line = lines[(number - 1) * lines_per_page + row]
-            y = 80 + row * 15
-            if row in (3, 9) and len(marker_words) < markers:
-                # A marker after the line's last word, raised and small.
-                page.insert_text((40, y), line, fontsize=FONT)
-                width = pymupdf.get_text_length(line, fontsize=FONT)
-                label = str(len(marker_words) + 1)
-                page.insert_text((40 + width + 0.5, y - 4), label, fontsize=6)
-                marker_words.append((line.split()[-1], label))
-            else:
-                page.insert_text((40, y), line, fontsize=FONT)
-    document.save(path)
-    return {"lines": lines[: pages * lines_per_page], "markers": marker_words, "pages": pages}
+from tests.books import FONT, make_book
 
 
 @pytest.fixture
@@ -185,3 +106,20 @@ def test_a_quote_that_keeps_the_running_head_still_verifies(book):
     result = verifier.verify(printed)
     assert result.status == "exact", printed
     assert result.start < head.start and result.end > head.end
+
+
+def test_a_raised_digit_after_a_number_is_an_exponent_not_a_marker(tmp_path):
+    path = tmp_path / "exponent.pdf"
+    document = pymupdf.open()
+    page = document.new_page(width=420, height=600)
+    text = "The colony grew 10"
+    page.insert_text((40, 100), text, fontsize=FONT)
+    width = pymupdf.get_text_length(text, fontsize=FONT)
+    page.insert_text((40 + width + 0.5, 96), "6", fontsize=6)
+    page.insert_text((40 + width + 5, 100), " times in a single winter season.", fontsize=FONT)
+    document.save(path)
+    read, chunks = read_document(path)
+    assert [f for f in read.furniture if f.kind == "marker"] == []
+    verifier = DocumentVerifier(read, chunks)
+    assert verifier.verify("The colony grew 10 times in a single winter").status == "miss"
+    assert verifier.verify("The colony grew 106 times in a single winter").status == "exact"

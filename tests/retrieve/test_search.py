@@ -73,3 +73,22 @@ def test_random_text_never_raises(query):
     assert expression.count('"') % 2 == 0
     with Library() as library:
         library.search(query)
+
+
+def test_running_heads_are_not_searched_and_prompts_leave_them_out(library, tmp_path):
+    from reader.answer import Answerer, ScriptedBackend
+    from tests.books import make_book
+
+    path = tmp_path / "book.pdf"
+    make_book(path, seed=3)
+    doc_id = library.ingest(path).doc_id
+    assert "CHAPTER ONE" in library.document(doc_id).text  # printed, so kept in the text
+    assert library.search("chapter") == []  # but only the running head says it
+    assert library.search("harbour lamp")
+    backend = ScriptedBackend().enqueue('{"claims": []}', '{"claims": []}')
+    Answerer(library, backend, mode="free").ask(
+        "What do the records say about the harbour lamp?", [doc_id]
+    )
+    prompt = " ".join(m["content"] for m in backend.requests[0]["messages"])
+    assert "HARBOUR BOOK" not in prompt and "CHAPTER ONE" not in prompt
+    assert "harbour" in prompt

@@ -1,0 +1,80 @@
+"""Quotes as a person reads them, on the corpus's long PDFs (furniture and reading order)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from reader.ingest import read_document
+from reader.ingest.layout import _assemble, page_blocks
+from reader.readingtext import outside
+from reader.verify import DocumentVerifier
+from tests.conftest import PROJECT_ROOT, corpus_dir
+
+pytestmark = [pytest.mark.corpus, pytest.mark.slow]
+
+QUOTES = PROJECT_ROOT / "bench" / "qa" / "reader-quotes.json"
+
+
+def test_quotes_taken_as_read_verify_with_their_span_and_changed_ones_do_not():
+    items = json.loads(QUOTES.read_text(encoding="utf-8"))["items"]
+    by_document: dict[str, list[dict]] = defaultdict(list)
+    for item in items:
+        by_document[item["document"]].append(item)
+    passed, positives, false_positives = 0, 0, []
+    for name, group in by_document.items():
+        document, chunks = read_document(corpus_dir() / "pdf" / name)
+        verifier = DocumentVerifier(document, chunks)
+        for item in group:
+            result = verifier.verify(item["quote"])
+            if item["kind"] == "negative":
+                if result.status != "miss":
+                    false_positives.append(item["quote"])
+                continue
+            positives += 1
+            start = document.text.index(item["span_text"])
+            if result.status != "miss" and (result.start, result.end) == (
+                start,
+                start + len(item["span_text"]),
+            ):
+                passed += 1
+    assert positives >= 140
+    assert passed / positives >= 0.95, f"{passed} of {positives}"
+    assert false_positives == []
+
+
+def test_the_free_culture_page_break_and_marker_examples(tmp_path: Path):
+    document, chunks = read_document(corpus_dir() / "pdf" / "pdfjs-freeculture-352p.pdf")
+    verifier = DocumentVerifier(document, chunks)
+    across = verifier.verify("would effectively destroy the archiving use of CDs")
+    assert across.status == "exact"
+    printed = document.text[across.start : across.end]
+    assert printed == "would effectively destroy the archiving\n\nPUZZLES 203\n\nuse of CDs"
+    painted = "".join(
+        document.text[a:b] for a, b in outside(across.start, across.end, document.furniture)
+    )
+    assert "PUZZLES" not in painted and painted.startswith("would") and painted.endswith("CDs")
+    marker = verifier.verify("used record stores in America today. These stores buy content")
+    assert marker.status == "exact" and "today.16" in document.text[marker.start : marker.end]
+    assert (
+        verifier.verify("used record stores in America today. These stores sell content").status
+        == "miss"
+    )
+
+
+def test_multi_column_pages_read_column_by_column():
+    # Page 2 of the Federal Register rule draws its footnotes first; read, they come last.
+    with pymupdf.open(
+        corpus_dir() / "pdf" / "pdfplumber-federal-register-2020-17221-threecolumn.pdf"
+    ) as pdf:
+        page = pdf[1]
+        drawn = _assemble(b.lines for b in page_blocks(page, in_reading_order=False))
+        read = _assemble(b.lines for b in page_blocks(page))
+    footnote = "Stall warning indication is the activation of the"
+    body = "Following the Lion Air Flight 610"
+    assert drawn.index(footnote) < drawn.index(body)
+    assert read.index(body) < read.index(footnote)
