@@ -30,15 +30,16 @@ from reader.records import Furniture
 SOFT_HYPHEN = "\u00ad"
 ZERO_WIDTH_SPACE = "\u200b"
 # A word broken at a line end: letter, hyphen, line break, lower-case letter.
-_LINE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])-\n(?=[^\W\d_A-Z])")
+_LINE_END_HYPHEN = re.compile(r"-(?<=[^\W\d_]-)\n(?=[^\W\d_A-Z])")
 # A paragraph break inside a sentence: after a word or a comma, before a
 # lower-case letter. Page breaks (once their furniture is blanked) and blocks
 # cut at a column end or around a figure leave these.
 _CONTINUED = re.compile(r"(?<=[\w,;\-​])[ \t\u200b]*\n\s*\n\s*(?=[^\W\d_A-Z])")
 # A single line break inside a paragraph (not a blank line).
 _LINE_BREAK = re.compile(r"(?<!\n)\n(?!\n)")
+_NOT_NEWLINE = re.compile(r"[^\n]")
 _INVISIBLE = re.compile(f"[{SOFT_HYPHEN}{ZERO_WIDTH_SPACE}]")
-_RUN_INTO = re.compile(r"(?<=[a-z][.!?;:])(?=[A-Z][a-z])|(?<=[a-z][.!?][\"”’)])(?=[A-Z])")
+_RUN_INTO = re.compile(r"(?<=[A-Za-z][.!?;:])(?=[A-Z][a-z])|(?<=[a-z][.!?][\"”’)])(?=[A-Z])")
 
 
 def reading_view(
@@ -49,37 +50,56 @@ def reading_view(
     ``keep_furniture`` keeps the furniture's own characters (for a view that
     shows it dimmed) while still joining the sentence around it.
     """
-    furniture = list(furniture)
-    characters = list(text)
     end = offset + len(text)
-    for item in furniture:
-        low, high = max(item.start, offset) - offset, min(item.end, end) - offset
+    inside = sorted(
+        (max(item.start, offset) - offset, min(item.end, end) - offset, item.kind)
+        for item in furniture
+        if item.start < end and item.end > offset
+    )
+    pieces: list[str] = []
+    cursor = 0
+    for low, high, kind in inside:
+        low = max(low, cursor)
         if low >= high:
             continue
-        if item.kind == "marker":
-            # A marker vanishes ("today.16 These" reads "today. These"), unless it
-            # is all that separates two words ("today.16These").
-            characters[low:high] = [ZERO_WIDTH_SPACE] * (high - low)
-            before = characters[low - 1] if low > 0 else " "
-            after = characters[high] if high < len(characters) else " "
-            if after.isalnum() and not before.isspace():
-                characters[low] = " "
-            continue
-        for index in range(low, high):
-            if characters[index] != "\n":
-                characters[index] = " "
-    viewed = "".join(characters)
+        pieces.append(text[cursor:low])
+        pieces.append(_blank(text, low, high, kind))
+        cursor = high
+    pieces.append(text[cursor:])
+    viewed = "".join(pieces)
     viewed = _LINE_END_HYPHEN.sub(SOFT_HYPHEN + ZERO_WIDTH_SPACE, viewed)
     viewed = _CONTINUED.sub(lambda gap: " " * len(gap.group()), viewed)
     viewed = _LINE_BREAK.sub(" ", viewed)
-    if not keep_furniture:
+    if not keep_furniture or not inside:
         return viewed
-    shown = list(viewed)
-    for item in furniture:
-        for index in range(max(item.start, offset) - offset, min(item.end, end) - offset):
-            if text[index] != "\n":
-                shown[index] = text[index]
+    shown: list[str] = []
+    cursor = 0
+    for low, high, _kind in inside:
+        low = max(low, cursor)
+        if low >= high:
+            continue
+        shown.append(viewed[cursor:low])
+        shown.append(
+            "".join(
+                v if t == "\n" else t for t, v in zip(text[low:high], viewed[low:high], strict=True)
+            )
+        )
+        cursor = high
+    shown.append(viewed[cursor:])
     return "".join(shown)
+
+
+def _blank(text: str, low: int, high: int, kind: str) -> str:
+    """What furniture ``text[low:high]`` reads as: nothing, in as many characters."""
+    if kind != "marker":
+        return _NOT_NEWLINE.sub(" ", text[low:high])
+    # A marker vanishes ("today.16 These" reads "today. These"), unless it is all
+    # that separates two words ("today.16These").
+    before = text[low - 1] if low > 0 else " "
+    after = text[high] if high < len(text) else " "
+    if after.isalnum() and not before.isspace():
+        return " " + ZERO_WIDTH_SPACE * (high - low - 1)
+    return ZERO_WIDTH_SPACE * (high - low)
 
 
 def readable(text: str) -> str:

@@ -70,10 +70,12 @@ class TextView(QPlainTextEdit):
         dim.setForeground(QColor(150, 150, 150))
         dim.setFontPointSize(max(6.0, self.font().pointSizeF() * 0.8))
         cursor = QTextCursor(self.document())
+        cursor.beginEditBlock()  # one layout pass for all of them
         for item in self.furniture:
             cursor.setPosition(self.to_qt(item.start))
             cursor.setPosition(self.to_qt(item.end), QTextCursor.MoveMode.KeepAnchor)
             cursor.mergeCharFormat(dim)
+        cursor.endEditBlock()
 
     def clear_document(self) -> None:
         self.document_id = None
