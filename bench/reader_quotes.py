@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from reader.ingest import read_document
+from reader.textnorm import normalize
 from reader.verify import DocumentVerifier
 from reader.verify.verifier import QuoteMatcher
-from reader.textnorm import normalize
 
 ROOT = Path(__file__).resolve().parents[1]
 QUOTES = ROOT / "bench" / "qa" / "reader-quotes.json"
@@ -61,8 +61,14 @@ def evaluate(items: list[dict[str, Any]]) -> dict[str, Any]:
                 row[label] += passed
                 if label == "reader" and not passed:
                     failures.append(
-                        {"document": name, "kind": item["kind"], "quote": item["quote"],
-                         "status": result.status, "found": found, "expected": expected}
+                        {
+                            "document": name,
+                            "kind": item["kind"],
+                            "quote": item["quote"],
+                            "status": result.status,
+                            "found": found,
+                            "expected": expected,
+                        }
                     )
     return {"tally": tally, "failures": failures}
 
@@ -84,8 +90,10 @@ def main() -> int:
     for group, row in totals.items():
         share = row["reader"] / row["items"]
         baseline = row["printed"] / row["items"]
-        print(f"{group}: {row['reader']}/{row['items']} pass ({share:.1%}); "
-              f"as printed only: {row['printed']}/{row['items']} ({baseline:.1%})")
+        print(
+            f"{group}: {row['reader']}/{row['items']} pass ({share:.1%}); "
+            f"as printed only: {row['printed']}/{row['items']} ({baseline:.1%})"
+        )
     for failure in outcome["failures"]:
         print("FAIL", json.dumps(failure, ensure_ascii=False)[:300])
     return 0

@@ -5,16 +5,19 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reader.config import library_path
 from reader.errors import DocumentNotFoundError
 from reader.ingest import document_id, extractor_for, read_document
-from reader.ingest.extract import ProgressCallback
 from reader.ingest.files import check_document_file
 from reader.records import Chunk, Document, SearchHit
 from reader.retrieve import search
 from reader.store import LibraryStore
 from reader.verify import DocumentVerifier
+
+if TYPE_CHECKING:
+    from reader.ingest.extract import ProgressCallback
 
 
 @dataclass

@@ -1,19 +1,20 @@
-"""Ingest: a file becomes a ``Document`` (canonical text, page map, headings) and chunks."""
+"""Ingest: a file becomes a ``Document`` (canonical text, page map, headings) and chunks.
+
+PyMuPDF is imported only when a file is read, so commands that only read the
+library (list, search, history) start without it.
+"""
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reader.ingest.chunking import chunk_text
-from reader.ingest.extract import (
-    TEXT_EXTRACTOR,
-    ProgressCallback,
-    detect_kind,
-    extract,
-    pymupdf_extractor_version,
-)
 from reader.records import Chunk, Document
+
+if TYPE_CHECKING:
+    from reader.ingest.extract import ProgressCallback
 
 __all__ = ["document_id", "extractor_for", "read_document"]
 
@@ -30,6 +31,8 @@ def document_id(path: str | Path) -> str:
 
 def extractor_for(path: str | Path) -> str:
     """The extractor version that ingesting ``path`` now would record."""
+    from reader.ingest.extract import TEXT_EXTRACTOR, detect_kind, pymupdf_extractor_version
+
     kind = detect_kind(Path(path))
     return TEXT_EXTRACTOR if kind in ("text", "markdown") else pymupdf_extractor_version()
 
@@ -41,6 +44,8 @@ def read_document(
     doc_id: str | None = None,
 ) -> tuple[Document, list[Chunk]]:
     """Extract and chunk the file at ``path`` (nothing is stored)."""
+    from reader.ingest.extract import extract
+
     path = Path(path)
     extraction = extract(path, password=password, progress=progress)
     doc_id = doc_id or document_id(path)
