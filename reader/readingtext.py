@@ -23,7 +23,7 @@ and line breaks are only in the way of reading it. Two views remove them:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from reader.records import Furniture
 
@@ -56,37 +56,37 @@ def reading_view(
         for item in furniture
         if item.start < end and item.end > offset
     )
-    pieces: list[str] = []
-    cursor = 0
-    for low, high, kind in inside:
-        low = max(low, cursor)
-        if low >= high:
-            continue
-        pieces.append(text[cursor:low])
-        pieces.append(_blank(text, low, high, kind))
-        cursor = high
-    pieces.append(text[cursor:])
-    viewed = "".join(pieces)
+    viewed = _splice(text, inside, lambda low, high, kind: _blank(text, low, high, kind))
     viewed = _LINE_END_HYPHEN.sub(SOFT_HYPHEN + ZERO_WIDTH_SPACE, viewed)
     viewed = _CONTINUED.sub(lambda gap: " " * len(gap.group()), viewed)
     viewed = _LINE_BREAK.sub(" ", viewed)
     if not keep_furniture or not inside:
         return viewed
-    shown: list[str] = []
+    # The furniture's own characters back in place (its line breaks stay as viewed).
+    return _splice(
+        viewed,
+        inside,
+        lambda low, high, _kind: "".join(
+            v if t == "\n" else t for t, v in zip(text[low:high], viewed[low:high], strict=True)
+        ),
+    )
+
+
+def _splice(
+    base: str, ranges: Sequence[tuple[int, int, str]], replace: Callable[[int, int, str], str]
+) -> str:
+    """``base`` with each of the sorted ``ranges`` replaced (by as many characters)."""
+    pieces: list[str] = []
     cursor = 0
-    for low, high, _kind in inside:
+    for low, high, kind in ranges:
         low = max(low, cursor)
         if low >= high:
             continue
-        shown.append(viewed[cursor:low])
-        shown.append(
-            "".join(
-                v if t == "\n" else t for t, v in zip(text[low:high], viewed[low:high], strict=True)
-            )
-        )
+        pieces.append(base[cursor:low])
+        pieces.append(replace(low, high, kind))
         cursor = high
-    shown.append(viewed[cursor:])
-    return "".join(shown)
+    pieces.append(base[cursor:])
+    return "".join(pieces)
 
 
 def _blank(text: str, low: int, high: int, kind: str) -> str:

@@ -10,21 +10,7 @@ from hypothesis import strategies as st
 
 from reader.ingest.layout import page_text, page_text_with_boxes
 from reader.ingest.reading_order import reading_order
-
-WORDS = [
-    "harbour",
-    "lamp",
-    "keeper",
-    "storm",
-    "ledger",
-    "tide",
-    "mooring",
-    "crown",
-    "spring",
-    "beacon",
-    "rope",
-    "anchor",
-]
+from tests.books import WORDS
 
 
 def paragraph(label: str, rng: random.Random, sentences: int = 3) -> str:
