@@ -1,0 +1,220 @@
+"""The window's documents: the library list, opening and ingesting files, the viewer.
+
+A mixin of ``MainWindow``, which builds the widgets these methods use.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QInputDialog,
+    QLineEdit,
+    QListWidgetItem,
+    QTreeWidgetItem,
+)
+
+from reader.errors import EncryptedDocumentError, ReaderError
+from reader.ingest.extract import PYMUPDF_TYPES, TEXT_TYPES
+from reader.library import IngestResult, Library
+from reader.records import Document
+from reader.textsafe import one_line, rich_text_lines
+from reader.ui.workers import Task, TaskCancelled
+
+OPEN_FILTER = "Documents ({})".format(
+    " ".join(f"*{suffix}" for suffix in [*PYMUPDF_TYPES, *TEXT_TYPES])
+)
+
+if TYPE_CHECKING:
+    from reader.ui.main_window import MainWindow
+
+
+class DocumentsMixin:
+    """Methods of ``MainWindow``: their ``self`` is the window (typed so, for mypy)."""
+
+    current: Document | None  # the document in the viewer
+    ingest_task: Task | None
+
+    # -- library -----------------------------------------------------------------------
+
+    def refresh_library(self: MainWindow) -> None:
+        selected = self.current.id if self.current else None
+        self.documents.clear()
+        for record in self.library.documents():
+            warnings = [str(w) for w in record["warnings"]]  # type: ignore[attr-defined]
+            title = one_line(str(record["title"]))
+            item = QListWidgetItem(
+                f"{title}\n{record['pages']} pages · {record['chunks']} chunks"
+                + (" · warning" if warnings else "")
+            )
+            item.setData(Qt.ItemDataRole.UserRole, record["id"])
+            item.setToolTip(rich_text_lines(str(record["path"]), *warnings))
+            self.documents.addItem(item)
+            if record["id"] == selected:
+                self.documents.setCurrentItem(item)
+
+    def choose_files(self: MainWindow) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open documents", "", OPEN_FILTER)
+        for path in paths:
+            self.open_path(Path(path))
+
+    def dragEnterEvent(self: MainWindow, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self: MainWindow, event: QDropEvent) -> None:
+        for url in event.mimeData().urls():
+            if url.isLocalFile():
+                self.open_path(Path(url.toLocalFile()))
+
+    def ask_password(self: MainWindow, name: str) -> str | None:
+        """Ask for a PDF's password; None when the user cancels."""
+        password, accepted = QInputDialog.getText(
+            self,
+            "Password needed",
+            rich_text_lines(f"{name} is password-protected. Password:"),
+            QLineEdit.EchoMode.Password,
+        )
+        return password if accepted and password else None
+
+    def open_path(self: MainWindow, path: Path, password: str | None = None) -> Task:
+        """Ingest a file in the background (if needed) and show it."""
+        database = self.database
+        self.ingest_label.setText(f"Reading {one_line(path.name)}…")
+        self.ingest_label.show()
+        self.ingest_progress.setRange(0, 0)
+        self.ingest_progress.show()
+        self.ingest_cancel.show()
+
+        def work(report: Callable[[Any], None], cancel: threading.Event) -> IngestResult:
+            def progress(done: int, total: int) -> None:
+                if cancel.is_set():
+                    raise TaskCancelled("Ingest cancelled.")
+                report((done, total))
+
+            with Library(database) as library:
+                return library.ingest(path, password=password, progress=progress)
+
+        def failed(error: ReaderError) -> None:
+            self._ingest_finished()
+            if isinstance(error, EncryptedDocumentError):
+                if password is not None:
+                    self.message.show_message(str(error))
+                given = self.ask_password(path.name)
+                if given:
+                    self.open_path(path, given)
+                return
+            self.show_error(error)
+
+        def done(result: IngestResult) -> None:
+            self._ingest_finished()
+            if password:
+                self.passwords[result.doc_id] = password
+            self.refresh_library()
+            if result.warnings:
+                self.message.show_message(" ".join(result.warnings), error=False)
+            self.show_document(result.doc_id)
+
+        def cancelled() -> None:
+            self._ingest_finished()
+            self.statusBar().showMessage("Ingest cancelled; the library is unchanged.", 5000)
+
+        self.ingest_task = self.workers.submit(
+            self.workers.documents, work, done, failed, self._on_ingest_progress, cancelled
+        )
+        return self.ingest_task
+
+    def _on_ingest_progress(self: MainWindow, value: tuple[int, int]) -> None:
+        done, total = value
+        self.ingest_progress.setRange(0, total)
+        self.ingest_progress.setValue(done)
+
+    def _ingest_finished(self: MainWindow) -> None:
+        self.ingest_task = None
+        self.ingest_progress.hide()
+        self.ingest_label.hide()
+        self.ingest_cancel.hide()
+
+    def cancel_ingest(self: MainWindow) -> None:
+        if self.ingest_task is not None:
+            self.ingest_task.cancel()
+
+    def remove_selected(self: MainWindow) -> None:
+        item = self.documents.currentItem()
+        if item is None:
+            return
+        doc_id = item.data(Qt.ItemDataRole.UserRole)
+        self.library.remove(doc_id)
+        if self.current and self.current.id == doc_id:
+            self.current = None
+            self.text_view.clear_document()
+            self.outline.clear()
+            self.viewer_title.setText("")
+        self.refresh_library()
+
+    def _on_document_activated(self: MainWindow, item: QListWidgetItem) -> None:
+        self.show_document(item.data(Qt.ItemDataRole.UserRole))
+
+    # -- viewer ------------------------------------------------------------------------
+
+    def show_document(self: MainWindow, doc_id: str) -> Document:
+        if self.current is not None and self.current.id == doc_id:
+            return self.current
+        document = self.library.document(doc_id)
+        self.current = document
+        self.text_view.set_document(document)
+        title = one_line(document.title)
+        self.viewer_title.setText(f"{title} — {document.pages} pages")
+        self.setWindowTitle(f"{title} — reader")
+        self._fill_outline(document)
+        self.page_view.show_message(
+            "Click a claim to see its page."
+            if document.kind == "pdf"
+            else "No original pages for this kind of document."
+        )
+        self.refresh_history()
+        self.document_shown.emit(doc_id)
+        return document
+
+    def _fill_outline(self: MainWindow, document: Document) -> None:
+        self.outline.clear()
+        stack: list[tuple[int, QTreeWidgetItem]] = []
+        for heading in document.headings:
+            item = QTreeWidgetItem([one_line(heading.title)])
+            item.setData(0, Qt.ItemDataRole.UserRole, heading.offset)
+            while stack and stack[-1][0] >= heading.level:
+                stack.pop()
+            if stack:
+                stack[-1][1].addChild(item)
+            else:
+                self.outline.addTopLevelItem(item)
+            stack.append((heading.level, item))
+
+    def _on_outline_activated(self: MainWindow, item: QTreeWidgetItem) -> None:
+        self.text_view.scroll_to(int(item.data(0, Qt.ItemDataRole.UserRole)))
+
+    def show_find(self: MainWindow) -> None:
+        self.find_box.show()
+        self.find_box.setFocus()
+        self.find_box.selectAll()
+
+    def find_next(self: MainWindow, backwards: bool = False) -> bool:
+        text = self.find_box.text()
+        if not text:
+            return False
+        found = self.text_view.find_text(text, backwards)
+        self.statusBar().showMessage("" if found else f"'{text}' not found", 3000)
+        return found
+
+    def toggle_page_view(self: MainWindow) -> None:
+        self.viewer_tabs.setCurrentIndex(1 - self.viewer_tabs.currentIndex())
+
+    def _on_viewer_tab(self: MainWindow, index: int) -> None:
+        if index == 1 and self.answer is not None and self.text_view.highlighted_range():
+            self._render_page_for_highlight()
