@@ -55,7 +55,7 @@ class LibraryStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         # Why the library cannot be written, when it cannot: then it opens read-only.
         self.read_only_reason: str | None = (
-            None if health.writable(self.path) else "the file or its folder is read-only"
+            None if health.writable(self.path) else health.READ_ONLY
         )
         self.db = sqlite_utils.Database(memory=True)
         # Judged before connecting: opening the file creates its journal files.
@@ -69,7 +69,7 @@ class LibraryStore:
                 if self.read_only or not health.disk_full(self.path):
                     raise
                 self.db.conn.close()
-                self.read_only_reason = "the disk is full"
+                self.read_only_reason = health.DISK_FULL
                 self._open(unchanged, allow_damaged)
         except LibraryDamagedError:
             self.close(seen_healthy=False)
@@ -123,7 +123,7 @@ class LibraryStore:
         or read-only, so a damaged library is never written to."""
         if self.damage is not None:
             raise health.damaged(self.path, self.damage)
-        if self.read_only_reason == "the disk is full":
+        if self.read_only_reason == health.DISK_FULL:
             raise LibraryReadOnlyError(
                 f"The library at {self.path} cannot be written: the disk is full; "
                 "free some disk space and try again."

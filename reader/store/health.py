@@ -28,6 +28,9 @@ from reader.errors import LibraryDamagedError, StoreError
 # SQLITE_CORRUPT and SQLITE_NOTADB; extended codes keep these in their low byte.
 _CORRUPTION_CODES = {11, 26}
 _STAMP_SUFFIX = ".checked"
+# Why a library opens read-only.
+READ_ONLY = "the file or its folder is read-only"
+DISK_FULL = "the disk is full"
 
 
 def is_corruption(error: BaseException) -> bool:
