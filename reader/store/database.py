@@ -54,9 +54,7 @@ class LibraryStore:
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         # Why the library cannot be written, when it cannot: then it opens read-only.
-        self.read_only_reason: str | None = (
-            None if health.writable(self.path) else health.READ_ONLY
-        )
+        self.read_only_reason: str | None = None if health.writable(self.path) else health.READ_ONLY
         self.db = sqlite_utils.Database(memory=True)
         # Judged before connecting: opening the file creates its journal files.
         unchanged = health.seen_healthy(self.path)

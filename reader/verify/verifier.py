@@ -50,7 +50,10 @@ class DocumentVerifier:
     def __init__(self, document: Document, chunks: Sequence[Chunk]) -> None:
         self.document = document
         self._chunks = chunks
-        as_read = reading_view(document.text, document.furniture)
+        # Without furniture the reading view normalises to the same key as the text.
+        as_read = (
+            reading_view(document.text, document.furniture) if document.furniture else document.text
+        )
         self._read = QuoteMatcher(document, chunks, normalize(as_read))
         self.chunks = self._read.chunks
         self._printed: QuoteMatcher | None = None if document.furniture else self._read
