@@ -38,6 +38,7 @@ _PAGE_NUMBER = re.compile(
 )
 _NUMBERS = re.compile(r"\b(?:\d+|[ivxlcdm]{1,7})\b", re.IGNORECASE)
 _MARKER = re.compile(r"^(?:[\d*†‡§¶]{1,3})(?:,[\d]{1,3})*$")
+_MATH_AFTER = re.compile(r"\s*[=+−×·^<>≤≥±]")
 
 
 @dataclass
@@ -185,6 +186,8 @@ def _markers(pages: list[PageLayout]) -> list[Furniture]:
                 text = block.lines[line]
                 if low == 0 or text[low - 1].isdigit():
                     continue  # a footnote's own number, or an exponent (10 to the 6)
+                if _MATH_AFTER.match(text[high:]):
+                    continue  # an exponent in a formula ("I2 = 99%")
                 if _MARKER.match(text[low:high].strip()):
                     found.append(
                         Furniture(line_starts[line] + low, line_starts[line] + high, "marker")

@@ -123,3 +123,18 @@ def test_a_raised_digit_after_a_number_is_an_exponent_not_a_marker(tmp_path):
     verifier = DocumentVerifier(read, chunks)
     assert verifier.verify("The colony grew 10 times in a single winter").status == "miss"
     assert verifier.verify("The colony grew 106 times in a single winter").status == "exact"
+
+
+def test_a_raised_digit_before_an_operator_is_an_exponent_not_a_marker(tmp_path):
+    path = tmp_path / "formula.pdf"
+    document = pymupdf.open()
+    page = document.new_page(width=420, height=600)
+    page.insert_text((40, 100), "Heterogeneity was high, with I", fontsize=FONT)
+    width = pymupdf.get_text_length("Heterogeneity was high, with I", fontsize=FONT)
+    page.insert_text((40 + width + 0.5, 96), "2", fontsize=6)
+    page.insert_text((40 + width + 5, 100), " = 99.1% across the trials.", fontsize=FONT)
+    document.save(path)
+    read, chunks = read_document(path)
+    assert [f for f in read.furniture if f.kind == "marker"] == []
+    verifier = DocumentVerifier(read, chunks)
+    assert verifier.verify("high, with I = 99.1% across the trials").status == "miss"
