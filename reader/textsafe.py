@@ -35,9 +35,18 @@ def clean(text: str) -> str:
     return _INVISIBLE.sub("", text)
 
 
-def one_line(text: str) -> str:
-    """``text`` cleaned and folded to one line: every run of whitespace is one space."""
-    return " ".join(clean(text).split())
+def one_line(text: str, limit: int | None = None) -> str:
+    """``text`` cleaned and folded to one line: every run of whitespace is one space.
+
+    With ``limit``, cut to at most that many characters (a server's error page
+    quoted in a message, say), marked with an ellipsis.
+    """
+    if limit is not None:
+        text = text[: limit * 4]  # enough to fold down to ``limit``
+    flat = " ".join(clean(text).split())
+    if limit is None or len(flat) <= limit:
+        return flat
+    return flat[: limit - 1].rstrip() + "…"
 
 
 # -- terminal ----------------------------------------------------------------------------

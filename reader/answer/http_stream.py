@@ -9,7 +9,7 @@ bodies, over plain TCP or TLS.
 
 Everything the server sends is untrusted: sizes are capped, malformed framing
 is an error, and any of the server's text that reaches a message is cut to one
-short line (``one_line``).
+short line (``shown``).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import Any
 
 from reader.answer.backends import CancelSignal
 from reader.errors import ModelError
+from reader.textsafe import one_line
 
 # How often a wait looks at the cancel signal: cancelling takes at most this long.
 SLICE_SECONDS = 0.05
@@ -51,10 +52,9 @@ class DeadlinePassed(Exception):
     """A wait on the server reached its deadline."""
 
 
-def one_line(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
-    """Untrusted text made safe to show in a message: one line, at most ``limit`` chars."""
-    flat = " ".join("".join(c if c.isprintable() else " " for c in text[: limit * 4]).split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+def shown(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
+    """Untrusted server text made safe to show in a message: one short line."""
+    return one_line(text, limit)
 
 
 @dataclass(frozen=True)
@@ -73,12 +73,12 @@ class Endpoint:
             port = parts.port
         except ValueError as error:
             raise ModelError(
-                f"The server URL {one_line(url)} is not valid ({error}); "
+                f"The server URL {shown(url)} is not valid ({error}); "
                 "write it like http://gpu-box:8080."
             ) from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ModelError(
-                f"The server URL {one_line(url)} is not an http:// or https:// address; "
+                f"The server URL {shown(url)} is not an http:// or https:// address; "
                 "write it like http://gpu-box:8080."
             )
         default_port = 443 if parts.scheme == "https" else 80
@@ -185,11 +185,11 @@ class StreamingConnection:
         result = outcome[0]
         if isinstance(result, socket.gaierror | UnicodeError):
             raise self._unreachable(
-                f"the host name {one_line(self.endpoint.host)} could not be resolved: "
-                f"{one_line(_reason(result))}"
+                f"the host name {shown(self.endpoint.host)} could not be resolved: "
+                f"{shown(_reason(result))}"
             )
         if isinstance(result, OSError):
-            raise self._unreachable(one_line(_reason(result)))
+            raise self._unreachable(shown(_reason(result)))
         assert isinstance(result, list)
         return result
 
@@ -225,13 +225,13 @@ class StreamingConnection:
             except ssl.SSLCertVerificationError as error:
                 raise ModelError(
                     f"The model server at {self.server} has a certificate that cannot be "
-                    f"trusted ({one_line(error.verify_message or str(error))}); check the URL "
+                    f"trusted ({shown(error.verify_message or str(error))}); check the URL "
                     "and the server's certificate."
                 ) from None
             except (ssl.SSLError, OSError) as error:
                 raise ModelError(
                     f"A secure connection to the model server at {self.server} failed "
-                    f"({one_line(_reason(error))}); check whether the URL should start with "
+                    f"({shown(_reason(error))}); check whether the URL should start with "
                     "http:// instead of https://."
                 ) from None
 
@@ -263,7 +263,7 @@ class StreamingConnection:
             if match is None:
                 raise ModelError(
                     f"The model server at {self.server} did not answer in HTTP "
-                    f"({one_line(status_line.decode('latin-1'))!r}); check the URL's port."
+                    f"({shown(status_line.decode('latin-1'))!r}); check the URL's port."
                 )
             head = Head(int(match.group(1)), (match.group(2) or b"").decode("latin-1").strip())
             while line := self._raw_line(deadline).rstrip(b"\r\n"):
@@ -286,7 +286,7 @@ class StreamingConnection:
         elif "content-length" in head.headers:
             length = head.headers["content-length"].split(",")[0].strip()
             if not length.isdigit():
-                raise self._malformed(f"a Content-Length of {one_line(length)!r}")
+                raise self._malformed(f"a Content-Length of {shown(length)!r}")
             self._framing, self._left = "sized", int(length)
             self._body_ended = self._left == 0
         elif head.status in (204, 304):
@@ -342,7 +342,7 @@ class StreamingConnection:
                 self._left = int(size_line, 16)
             except ValueError:
                 raise self._malformed(
-                    f"a chunk size of {one_line(size_line.decode('latin-1'))!r}"
+                    f"a chunk size of {shown(size_line.decode('latin-1'))!r}"
                 ) from None
             if self._left < 0:
                 raise self._malformed("a negative chunk size")
@@ -448,7 +448,7 @@ class StreamingConnection:
     def _lost(self, when: str, error: OSError) -> ModelError:
         return ModelError(
             f"The connection to the model server at {self.server} broke {when} "
-            f"({one_line(_reason(error))}); try again, and check the server's log."
+            f"({shown(_reason(error))}); try again, and check the server's log."
         )
 
     def _malformed(self, what: str) -> ModelError:

@@ -26,7 +26,7 @@ from reader.answer.http_stream import (
     Head,
     StreamCancelled,
     StreamingConnection,
-    one_line,
+    shown,
 )
 from reader.errors import ModelError
 
@@ -158,14 +158,14 @@ class ServerBackend:
     def _check_head(self, connection: StreamingConnection, head: Head) -> None:
         """A ModelError unless the response is a stream (or one JSON object) of events."""
         if 300 <= head.status < 400:
-            where = one_line(head.headers.get("location", "another address"))
+            where = shown(head.headers.get("location", "another address"))
             raise ModelError(
                 f"The model server at {self.url} redirected the request to {where} "
                 f"({head.status}); use the address it names as the server URL."
             )
         if not 200 <= head.status < 300:
             detail = self._error_detail(connection, head)
-            status = one_line(f"{head.status} {head.reason}".strip(), 60)
+            status = shown(f"{head.status} {head.reason}".strip(), 60)
             if head.status >= 500:
                 raise ModelError(
                     f"The model server at {self.url} failed to answer ({status}: {detail}); "
@@ -198,7 +198,7 @@ class ServerBackend:
             detail = error.get("message", error.get("detail")) if isinstance(error, dict) else error
         if not isinstance(detail, str) or not detail.strip():
             detail = html.unescape(_TAGS.sub(" ", text)) if "<" in text else text
-        return one_line(detail) or one_line(head.reason) or "no reason given"
+        return shown(detail) or shown(head.reason) or "no reason given"
 
     def _pieces(
         self,
@@ -252,7 +252,7 @@ class ServerBackend:
             message = error.get("message", error) if isinstance(error, dict) else error
             raise ModelError(
                 f"The model server at {self.url} reported an error "
-                f"({one_line(str(message))}); check the server's log."
+                f"({shown(str(message))}); check the server's log."
             )
         if isinstance(event.get("usage"), dict):
             usage.update(
@@ -306,6 +306,6 @@ class ServerBackend:
     def _wrong_shape(self, problem: str, data: str) -> ModelError:
         return ModelError(
             f"The model server at {self.url} sent an event reader cannot read ({problem}: "
-            f"{one_line(data, 80)}); check that the URL is an OpenAI-compatible "
+            f"{shown(data, 80)}); check that the URL is an OpenAI-compatible "
             "chat-completions server."
         )
