@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,10 +76,20 @@ def extract_file(
     return Extracted(path, doc_id, document=document, chunks=chunks)
 
 
-def _ignore_interrupts() -> None:
+def _prepare_worker() -> None:
     # Ctrl+C reaches every process of the terminal's group; the parent decides what
     # stops, and stops the workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A parent that is killed cannot stop its workers: each ends itself when its
+    # parent is gone, rather than wait for work that will never come.
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+
+
+def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
+    parent.join()
+    os._exit(1)
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -101,7 +112,7 @@ class ExtractionPool:
         return ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=_context(),
-            initializer=_ignore_interrupts,
+            initializer=_prepare_worker,
             max_tasks_per_child=DOCUMENTS_PER_WORKER,
         )
 
