@@ -228,6 +228,10 @@ class BatchIngest:
         pending: dict[Future[Extracted], _Planned] = {}
         retried: set[int] = set()
         queue = list(enumerate(files, start=first_index))
+        if pool is not None:
+            # Largest first, so no worker is left with a long file while the others
+            # idle at the end; outcomes are still told in the files' order.
+            queue.sort(key=lambda item: -_size(item[1]))
         while queue or pending:
             if self.cancel.is_set():
                 raise ExtractionCancelled("Ingest cancelled.")
@@ -471,6 +475,13 @@ def _died(planned: _Planned) -> Extracted:
         refusal=f"{planned.path.name} stopped the process reading it (out of memory, or a "
         "file damaged in a way that crashes PyMuPDF); ingest it alone, or re-save it.",
     )
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0  # told why when it is planned
 
 
 def _duration(seconds: float) -> str:
