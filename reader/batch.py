@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -277,7 +278,7 @@ class BatchIngest:
         try:
             path = check_document_file(path)
             status = os.stat(path)
-            resolved = str(path.resolve())
+            resolved = os.path.realpath(path)
             replaces = self._replaces.get(resolved, [])
             recorded = recorded_file(self.store, resolved)
             if (
@@ -430,7 +431,7 @@ def stale_documents(
     (all, when None). A file with the recorded size and time is taken as unchanged
     without reading it; others are hashed."""
     store = library.store
-    under = [Path(folder).resolve() for folder in folders or ()]
+    under = [Path(os.path.realpath(folder)) for folder in folders or ()]
     recorded = document_sources(store)
     titles = store.titles(list(recorded))
     stale = []
@@ -443,6 +444,8 @@ def stale_documents(
                 status = os.stat(source.path)
             except OSError:
                 continue
+            if not stat.S_ISREG(status.st_mode):
+                continue  # a folder or a pipe where the file was: reading it could block
             if source.doc_id == doc_id and source.matches(status):
                 state = "fresh"
                 break

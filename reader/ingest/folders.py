@@ -45,10 +45,10 @@ def select_files(
     """
     include = list(include) or document_patterns()
     selection = FileSelection()
-    seen: set[Path] = set()
+    seen: set[str] = set()
 
     def take(path: Path) -> None:
-        resolved = path.resolve()
+        resolved = os.path.realpath(path)  # never raises, even on a link loop
         if resolved not in seen:
             seen.add(resolved)
             selection.files.append(path)

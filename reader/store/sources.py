@@ -32,7 +32,7 @@ class SourceFile:
 
     @classmethod
     def of(cls, path: str | Path, doc_id: str, status: os.stat_result) -> SourceFile:
-        return cls(str(Path(path).resolve()), doc_id, status.st_size, status.st_mtime_ns)
+        return cls(os.path.realpath(path), doc_id, status.st_size, status.st_mtime_ns)
 
     def matches(self, status: os.stat_result) -> bool:
         """The file at the path has the size and modification time recorded."""
@@ -69,7 +69,7 @@ def recorded_file(store: LibraryStore, path: str | Path) -> RecordedFile | None:
     row = store.db.execute(
         "SELECT f.path, f.doc_id, f.size, f.mtime_ns, d.extractor FROM source_files f "
         "JOIN documents d ON d.id = f.doc_id WHERE f.path = ?",
-        [str(Path(path).resolve())],
+        [os.path.realpath(path)],
     ).fetchone()
     return RecordedFile(SourceFile(*row[:4]), row[4]) if row else None
 
