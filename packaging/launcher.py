@@ -7,7 +7,11 @@ if not any(os.environ.get(name) for name in ("LC_ALL", "LC_CTYPE", "LANG")):
     # UTF-8 one and would otherwise print a warning on every start.
     os.environ["LC_CTYPE"] = "C.UTF-8"
 
+import multiprocessing
+
 from reader.cli import main
 
 if __name__ == "__main__":
+    # Ingest reads files in worker processes; a bundled app starts them through itself.
+    multiprocessing.freeze_support()
     main()

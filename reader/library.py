@@ -14,6 +14,7 @@ from reader.ingest.files import check_document_file
 from reader.records import Chunk, Document, SearchHit
 from reader.retrieve import search
 from reader.store import LibraryStore
+from reader.store.sources import SourceFile, record_source
 from reader.verify import DocumentVerifier
 
 if TYPE_CHECKING:
@@ -69,14 +70,15 @@ class Library:
         """Add a file to the library; a file already there (same bytes, same
         extractor) is left as it is."""
         path = check_document_file(path)
+        status = os.stat(path)
         doc_id = document_id(path)
         stored_extractor = self.store.document_extractor(doc_id)
         if stored_extractor is not None and stored_extractor == extractor_for(path):
-            self.store.update_path(doc_id, str(path.resolve()))
+            record_source(self.store, SourceFile.of(path, doc_id, status))
             return self._result(path, doc_id, added=False)
         document, chunks = read_document(path, password=password, progress=progress, doc_id=doc_id)
-        self.store.add_document(document, chunks)
-        self._verifiers.pop(doc_id, None)
+        self.store.add_document(document, chunks, source=SourceFile.of(path, doc_id, status))
+        self.forget_verifier(doc_id)
         return self._result(path, doc_id, added=True, chunks=len(chunks), document=document)
 
     def _result(
@@ -133,6 +135,10 @@ class Library:
 
     def remove(self, doc_id: str) -> None:
         self.store.remove_document(doc_id)
+        self.forget_verifier(doc_id)
+
+    def forget_verifier(self, doc_id: str) -> None:
+        """Drop the kept verifier of a document that was stored again or removed."""
         self._verifiers.pop(doc_id, None)
 
     def search(self, query: str, doc_id: str | None = None, limit: int = 10) -> list[SearchHit]:

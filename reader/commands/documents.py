@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -13,40 +13,169 @@ from reader.commands import EXPECTED_FAILURE, cli, echo_json, open_library
 from reader.errors import ReaderError
 from reader.textsafe import one_line
 
+if TYPE_CHECKING:
+    from reader.batch import BatchProgress, BatchReport, FileOutcome
 
-@cli.command(help="Add documents to the library (PDF, EPUB, XPS, MOBI, FB2, CBZ, TXT, MD).")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(readable=False, path_type=Path))
+
+@cli.command(
+    help="Add documents to the library (PDF, EPUB, XPS, MOBI, FB2, CBZ, TXT, MD): files, and "
+    "folders walked for them. Files ingested before and unchanged (same size and time) are "
+    "skipped without reading them, so an interrupted run goes on where it stopped."
+)
+@click.argument("paths", nargs=-1, type=click.Path(readable=False, path_type=Path))
 @click.option("--password", help="Password for encrypted PDFs.")
+@click.option(
+    "--recursive/--no-recursive",
+    default=True,
+    help="Walk the folders' subfolders too (the default), or only their own files.",
+)
+@click.option(
+    "--glob",
+    "include",
+    multiple=True,
+    metavar="PATTERN",
+    help="Take the files in folders that match PATTERN, e.g. '*.pdf' (repeatable; "
+    "default: every kind reader reads).",
+)
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="PATTERN",
+    help="Leave out files and folders that match PATTERN, e.g. 'drafts' (repeatable).",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="Processes reading files at once (default: one per core, at most 4).",
+)
+@click.option(
+    "--update",
+    is_flag=True,
+    help="Replace the old version of each changed file by its new one; answers that cited "
+    "the old version move to the new one. Without PATHS: every changed file in the library.",
+)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per file.")
-def ingest(paths: tuple[Path, ...], password: str | None, as_json: bool) -> None:
-    failures = 0
+def ingest(
+    paths: tuple[Path, ...],
+    password: str | None,
+    recursive: bool,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    workers: int | None,
+    update: bool,
+    as_json: bool,
+) -> None:
+    from reader.batch import ingest_paths
+    from reader.ingest.workers import default_workers
+
+    if not paths and not update:
+        raise ReaderError("Give the files or folders to ingest (or --update alone).")
+    many = len(paths) != 1 or Path(paths[0]).is_dir() or update
+    progress = IngestProgressLine(enabled=many)
+
+    def on_file(outcome: FileOutcome) -> None:
+        progress.clear()
+        if as_json:
+            echo_json(outcome.to_json())
+        elif outcome.state == "refused":
+            if not many:
+                click.echo(f"error: {one_line(str(outcome.reason))}", err=True)
+        else:
+            click.echo(f"{outcome.doc_id}  {outcome.path}: {_state_words(outcome)}")
+            for warning in outcome.warnings:
+                click.echo(f"  warning: {one_line(warning)}", err=True)
+        progress.redraw()
+
     with open_library() as library:
-        for path in paths:
-            try:
-                result = library.ingest(path, password=password)
-            except ReaderError as error:
-                failures += 1
-                if as_json:
-                    echo_json({"path": str(path), "error": str(error)})
-                click.echo(f"error: {one_line(str(error))}", err=True)
-                continue
-            if as_json:
-                echo_json(result.to_json())
-            else:
-                state = "added" if result.added else "already in the library"
-                click.echo(
-                    f"{result.doc_id}  {path}: {state}, {result.pages} pages, "
-                    f"{result.chars} chars, {result.chunks} chunks"
-                )
-                for warning in result.warnings:
-                    click.echo(f"  warning: {one_line(warning)}", err=True)
-    if failures:
+        report = ingest_paths(
+            library,
+            paths,
+            recursive=recursive,
+            include=include,
+            exclude=exclude,
+            workers=workers or default_workers(),
+            password=password,
+            update=update,
+            on_file=on_file,
+            on_progress=progress.show,
+        )
+    progress.clear()
+    if many:
+        _print_summary(report)
+    if report.cancelled:
+        sys.exit(130)  # the shell's status for a run stopped by Ctrl+C
+    if report.refused:
         sys.exit(EXPECTED_FAILURE)
 
 
+class IngestProgressLine:
+    """Progress on stderr: one line rewritten in place on a terminal, plain lines
+    otherwise (a log keeps every step)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.terminal = enabled and sys.stderr.isatty()
+        self.text = ""
+
+    def show(self, progress: BatchProgress) -> None:
+        if not self.enabled:
+            return
+        self.text = f"ingest: {progress.line()}"
+        if self.terminal:
+            self.redraw()
+        else:
+            click.echo(self.text, err=True)
+
+    def clear(self) -> None:
+        if self.terminal and self.text:
+            click.echo("\r\x1b[K", nl=False, err=True)
+
+    def redraw(self) -> None:
+        if self.terminal and self.text:
+            click.echo(f"\r\x1b[K{self.text}", nl=False, err=True)
+
+
+def _state_words(outcome: FileOutcome) -> str:
+    figures = f"{outcome.pages} pages, {outcome.chars} chars, {outcome.chunks} chunks"
+    if outcome.state == "unchanged":
+        return f"already in the library, {figures}"
+    if outcome.state == "changed":
+        return f"added, {figures} ({outcome.reason})"
+    if outcome.state == "updated":
+        moved = f", {outcome.answers_moved} answers moved to it" if outcome.answers_moved else ""
+        return f"updated, {figures}; replaces {', '.join(outcome.replaced)}{moved}"
+    return f"added, {figures}"
+
+
+def _print_summary(report: BatchReport) -> None:
+    click.echo(f"ingest: {report.summary()}", err=True)
+    for outcome in report.outcomes:
+        if outcome.state == "changed":
+            click.echo(f"  changed: {one_line(str(outcome.path))}: {outcome.reason}", err=True)
+    for outcome in report.refused:
+        click.echo(
+            f"  refused: {one_line(str(outcome.path))}: {one_line(str(outcome.reason))}", err=True
+        )
+    if report.cancelled:
+        click.echo(
+            "ingest: interrupted; the documents finished are kept: run the same command "
+            "again to go on where it stopped.",
+            err=True,
+        )
+
+
 @cli.command("list", help="List the documents in the library.")
+@click.option(
+    "--stale",
+    is_flag=True,
+    help="Only documents whose file changed or is gone since it was ingested "
+    "(`reader ingest --update` takes in the new versions).",
+)
 @click.option("--json", "as_json", is_flag=True, help="A JSON array of documents.")
-def list_documents(as_json: bool) -> None:
+def list_documents(stale: bool, as_json: bool) -> None:
+    if stale:
+        _list_stale(as_json)
+        return
     with open_library() as library:
         documents = library.documents()
     if as_json:
@@ -56,6 +185,21 @@ def list_documents(as_json: bool) -> None:
         click.echo(
             f"{document['id']}  {one_line(str(document['title']))}  ({document['pages']} pages, "
             f"{document['chunks']} chunks)  {one_line(str(document['path']))}"
+        )
+
+
+def _list_stale(as_json: bool) -> None:
+    from reader.batch import stale_documents
+
+    with open_library() as library:
+        stale = stale_documents(library)
+    if as_json:
+        echo_json([document.to_json() for document in stale])
+        return
+    for document in stale:
+        click.echo(
+            f"{document.doc_id}  {document.state}  {one_line(document.title)}  "
+            f"{one_line(document.path)}"
         )
 
 

@@ -33,6 +33,7 @@ from reader.records import (
 )
 from reader.store import health
 from reader.store.migrations import apply_migrations, pending_migrations
+from reader.store.sources import SourceFile, write_source
 from reader.textnorm import porter_stem, search_form
 
 _CHUNK_COLUMNS = 'id, doc_id, seq, start, "end", text, heading, page_start, page_end, furniture'
@@ -155,8 +156,11 @@ class LibraryStore:
         row = self.db.execute("SELECT extractor FROM documents WHERE id = ?", [doc_id]).fetchone()
         return row[0] if row else None
 
-    def add_document(self, document: Document, chunks: list[Chunk]) -> None:
-        """Store a document and its chunks in one transaction, replacing any old copy.
+    def add_document(
+        self, document: Document, chunks: list[Chunk], source: SourceFile | None = None
+    ) -> None:
+        """Store a document and its chunks (and the file they came from) in one
+        transaction, replacing any old copy.
 
         Either everything lands or nothing does: a process that dies midway
         leaves the library as it was.
@@ -164,7 +168,7 @@ class LibraryStore:
         conn = self.writing()
         try:
             with conn:
-                self._delete_document_rows(document.id)
+                self.delete_document_rows(document.id)
                 conn.execute(
                     "INSERT INTO documents (id, title, path, kind, pages, chars, extractor, "
                     "ingested_at, page_starts, headings, warnings, text, furniture) "
@@ -186,6 +190,8 @@ class LibraryStore:
                     ],
                 )
                 self._insert_chunks(chunks)
+                if source is not None:
+                    write_source(conn, source)
         except sqlite3.DatabaseError as error:
             raise StoreError(
                 f"Could not save {document.path} to the library ({error}); nothing was changed"
@@ -225,7 +231,8 @@ class LibraryStore:
             ),
         )
 
-    def _delete_document_rows(self, doc_id: str) -> None:
+    def delete_document_rows(self, doc_id: str) -> None:
+        """Delete a document's row, chunks and index rows inside the caller's transaction."""
         conn = self.db.conn
         conn.execute(
             "DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)",
@@ -251,15 +258,9 @@ class LibraryStore:
         return len(rows)
 
     def remove_document(self, doc_id: str) -> None:
-        with self.writing():
-            self._delete_document_rows(doc_id)
-
-    def update_path(self, doc_id: str, path: str) -> None:
-        """Remember where the file is now; a read-only library keeps the old path."""
-        if self.read_only:
-            return
-        with self.writing():
-            self.db.execute("UPDATE documents SET path = ? WHERE id = ?", [path, doc_id])
+        with self.writing() as conn:
+            self.delete_document_rows(doc_id)
+            conn.execute("DELETE FROM source_files WHERE doc_id = ?", [doc_id])
 
     def get_document(self, doc_id: str) -> Document:
         row = self.db.execute(

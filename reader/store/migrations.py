@@ -166,3 +166,25 @@ def page_furniture(db: sqlite_utils.Database) -> None:
     until they are ingested again."""
     db.execute("ALTER TABLE documents ADD COLUMN furniture TEXT NOT NULL DEFAULT '[]'")
     db.execute("ALTER TABLE chunks ADD COLUMN furniture TEXT NOT NULL DEFAULT '[]'")
+
+
+@migration(6)
+def source_files(db: sqlite_utils.Database) -> None:
+    """Where each document's file is, with the size and modification time it had when
+    ingested, so an unchanged file is known again by ``stat`` alone, without reading it.
+
+    Documents ingested before are recorded at their last path with no size or time:
+    the first look at each reads it once.
+    """
+    db.execute(
+        """
+        CREATE TABLE source_files (
+            path TEXT PRIMARY KEY,
+            doc_id TEXT NOT NULL,
+            size INTEGER,
+            mtime_ns INTEGER
+        )
+        """
+    )
+    db.execute("CREATE INDEX source_files_by_doc ON source_files (doc_id)")
+    db.execute("INSERT OR IGNORE INTO source_files (path, doc_id) SELECT path, id FROM documents")

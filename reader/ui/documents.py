@@ -20,8 +20,10 @@ from PySide6.QtWidgets import (
     QTreeWidgetItem,
 )
 
+from reader.batch import BatchProgress, BatchReport, ingest_paths
 from reader.errors import EncryptedDocumentError, ReaderError
 from reader.ingest.extract import PYMUPDF_TYPES, TEXT_TYPES
+from reader.ingest.workers import default_workers
 from reader.library import IngestResult, Library
 from reader.records import Document
 from reader.textsafe import one_line, rich_text_lines
@@ -130,6 +132,58 @@ class DocumentsMixin:
         )
         return self.ingest_task
 
+    def choose_folder(self: MainWindow) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Add a folder of documents")
+        if folder:
+            self.add_folder(Path(folder))
+
+    def add_folder(self: MainWindow, folder: Path) -> Task | None:
+        """Ingest every document in ``folder`` and its subfolders in the background, as
+        ``reader ingest FOLDER`` does: unchanged files are skipped, several files are
+        read at once, and a cancel keeps the documents already added."""
+        if self.ingest_task is not None:
+            self.message.show_message("Wait for the current ingest to finish, or cancel it.")
+            return None
+        database = self.database
+        name = one_line(folder.name or str(folder))
+        self.ingest_label.setText(f"Adding {name}: looking for documents…")
+        self.ingest_label.show()
+        self.ingest_progress.setRange(0, 0)
+        self.ingest_progress.show()
+        self.ingest_cancel.show()
+
+        def work(report: Callable[[Any], None], cancel: threading.Event) -> BatchReport:
+            with Library(database) as library:
+                return ingest_paths(
+                    library,
+                    [folder],
+                    workers=default_workers(),
+                    on_progress=report,
+                    cancel=cancel,
+                )
+
+        def progress(value: BatchProgress) -> None:
+            self.ingest_progress.setRange(0, value.files_total)
+            self.ingest_progress.setValue(value.files_done)
+            self.ingest_label.setText(f"Adding {name}: {value.line()}")
+
+        def failed(error: ReaderError) -> None:
+            self._ingest_finished()
+            self.show_error(error)
+
+        def done(report: BatchReport) -> None:
+            self._ingest_finished()
+            self.refresh_library()
+            self.message.show_message(_folder_message(name, report), error=bool(report.refused))
+
+        def cancelled() -> None:  # only if the task stopped before the batch began
+            self._ingest_finished()
+
+        self.ingest_task = self.workers.submit(
+            self.workers.documents, work, done, failed, progress, cancelled
+        )
+        return self.ingest_task
+
     def _on_ingest_progress(self: MainWindow, value: tuple[int, int]) -> None:
         done, total = value
         self.ingest_progress.setRange(0, total)
@@ -218,3 +272,21 @@ class DocumentsMixin:
     def _on_viewer_tab(self: MainWindow, index: int) -> None:
         if index == 1 and self.answer is not None and self.text_view.highlighted_range():
             self._render_page_for_highlight()
+
+
+def _folder_message(name: str, report: BatchReport) -> str:
+    """What adding a folder did, in a sentence or two; the refused files with reasons."""
+    added = report.count("added") + report.count("changed") + report.count("updated")
+    if report.cancelled:
+        text = (
+            f"Adding {name} was cancelled: {added} documents were added and kept; "
+            "add the folder again to go on where it stopped."
+        )
+    else:
+        text = f"Added {name}: {report.summary()}."
+    refused = report.refused
+    if refused:
+        reasons = " ".join(one_line(str(outcome.reason)) for outcome in refused[:3])
+        more = f" (and {len(refused) - 3} more)" if len(refused) > 3 else ""
+        text += f" Refused: {reasons}{more}"
+    return text

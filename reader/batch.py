@@ -1,0 +1,496 @@
+"""Ingesting many files: folders walked, unchanged files skipped, extraction in parallel.
+
+A file whose size and modification time are those recorded when it was ingested
+is skipped without reading it; any other file is hashed, and content already in
+the library is only recorded at its new path. The rest is extracted in worker
+processes (``reader.ingest.workers``) while this process, the only writer, stores
+each document in its own transaction as it arrives: an interrupted run loses
+nothing finished, and running it again goes on where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reader.errors import IngestError, ReaderError
+from reader.ingest import document_id, extractor_for
+from reader.ingest.files import check_document_file
+from reader.ingest.folders import FileSelection, select_files
+from reader.ingest.workers import (
+    Extracted,
+    ExtractionCancelled,
+    ExtractionPool,
+    extract_file,
+)
+from reader.library import Library
+from reader.store.sources import (
+    SourceFile,
+    document_sources,
+    record_source,
+    recorded_at,
+    recorded_file,
+    replace_document,
+)
+
+CHANGED_NOTE = "changed since it was ingested; --update replaces the old version"
+# How often a wait for workers looks at the cancel flag, in seconds.
+_CANCEL_POLL = 0.2
+
+
+@dataclass
+class FileOutcome:
+    """What happened to one file: added, unchanged, changed (added beside the old
+    version), updated (replaced the old version) or refused (with the reason)."""
+
+    path: Path
+    state: str
+    doc_id: str | None = None
+    title: str = ""
+    pages: int = 0
+    chars: int = 0
+    chunks: int = 0
+    warnings: list[str] = field(default_factory=list)
+    reason: str | None = None
+    replaced: list[str] = field(default_factory=list)  # old versions' ids
+    answers_moved: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        if self.state == "refused":
+            return {"path": str(self.path), "state": self.state, "error": self.reason}
+        return {
+            "path": str(self.path),
+            "state": self.state,
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "pages": self.pages,
+            "chars": self.chars,
+            "chunks": self.chunks,
+            "added": self.state in ("added", "changed", "updated"),
+            "warnings": self.warnings,
+            "replaced": self.replaced,
+            "answers_moved": self.answers_moved,
+        }
+
+
+@dataclass
+class BatchProgress:
+    """How far a batch is: files done of the total, pages read, and how fast."""
+
+    files_done: int
+    files_total: int
+    pages: int
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        """Pages read per second so far."""
+        return self.pages / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds left at the pace so far; None until a file is done."""
+        if not self.files_done:
+            return None
+        return self.seconds / self.files_done * (self.files_total - self.files_done)
+
+    def line(self) -> str:
+        eta = self.eta
+        left = "" if eta is None else f", {_duration(eta)} left"
+        return (
+            f"{self.files_done}/{self.files_total} files, {self.pages} pages, "
+            f"{self.rate:.1f} pages/s{left}"
+        )
+
+
+@dataclass
+class BatchReport:
+    outcomes: list[FileOutcome] = field(default_factory=list)
+    cancelled: bool = False
+    seconds: float = 0.0
+
+    def count(self, state: str) -> int:
+        return sum(1 for outcome in self.outcomes if outcome.state == state)
+
+    @property
+    def refused(self) -> list[FileOutcome]:
+        return [outcome for outcome in self.outcomes if outcome.state == "refused"]
+
+    @property
+    def pages(self) -> int:
+        return sum(o.pages for o in self.outcomes if o.state in ("added", "changed", "updated"))
+
+    def summary(self) -> str:
+        parts = [f"{self.count('added')} added"]
+        for state in ("updated", "changed"):
+            if self.count(state):
+                parts.append(f"{self.count(state)} {state}")
+        parts.append(f"{self.count('unchanged')} unchanged")
+        parts.append(f"{len(self.refused)} refused")
+        rate = f", {self.pages / self.seconds:.1f} pages/s" if self.seconds > 0 else ""
+        return f"{', '.join(parts)} ({self.pages} pages in {_duration(self.seconds)}{rate})"
+
+
+@dataclass
+class StaleDocument:
+    """A document whose file changed (``changed``: ``path`` holds other content now)
+    or is gone from every path it was ingested from (``gone``)."""
+
+    doc_id: str
+    title: str
+    path: str
+    state: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"doc_id": self.doc_id, "title": self.title, "path": self.path, "state": self.state}
+
+
+@dataclass
+class _Planned:
+    """A file to extract, with what the library knew of it."""
+
+    index: int  # its place in the list, so outcomes are told in order
+    path: Path
+    doc_id: str
+    source: SourceFile
+    previous: list[str]  # versions it replaces (--update) or stands beside
+
+
+class BatchIngest:
+    """One run over a list of files and folders, into ``library``."""
+
+    def __init__(
+        self,
+        library: Library,
+        workers: int = 1,
+        password: str | None = None,
+        update: bool = False,
+        on_file: Callable[[FileOutcome], None] | None = None,
+        on_progress: Callable[[BatchProgress], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> None:
+        self.library = library
+        self.store = library.store
+        self.workers = workers
+        self.password = password
+        self.update = update
+        self.on_file = on_file
+        self.on_progress = on_progress
+        self.cancel = cancel or threading.Event()
+        self.report = BatchReport()
+        self._replaces: dict[str, list[str]] = {}
+        self._extractors: dict[str, str] = {}
+        self._total = 0
+        self._started = 0.0
+        # Outcomes arrive in the order workers finish; they are told in the files' order.
+        self._waiting: dict[int, FileOutcome] = {}
+        self._told = 0
+
+    def run(self, selection: FileSelection) -> BatchReport:
+        """Ingest the selected files; stops early (keeping what is stored) on cancel
+        or Ctrl+C, with ``report.cancelled`` set."""
+        self._started = time.perf_counter()
+        files = selection.files
+        if self.update:
+            named = [*selection.folders, *selection.files]
+            stale = stale_documents(self.library, named or None)
+            for document in stale:
+                if document.state == "changed":
+                    self._replaces.setdefault(document.path, []).append(document.doc_id)
+            if not selection.folders and not files:
+                files = [Path(path) for path in self._replaces]
+        self._total = len(files) + len(selection.unreadable)
+        for index, (folder, reason) in enumerate(selection.unreadable):
+            self._finish(index, FileOutcome(folder, "refused", reason=reason))
+        pool = ExtractionPool(self.workers) if self.workers > 1 and len(files) > 1 else None
+        try:
+            self._ingest(files, pool, first_index=len(selection.unreadable))
+        except (KeyboardInterrupt, ExtractionCancelled):
+            self.report.cancelled = True
+        finally:
+            if pool is not None:
+                if self.report.cancelled:
+                    pool.stop()
+                else:
+                    pool.close()
+            self._tell(flush=True)
+        self.report.seconds = time.perf_counter() - self._started
+        return self.report
+
+    def _ingest(self, files: Sequence[Path], pool: ExtractionPool | None, first_index: int) -> None:
+        pending: dict[Future[Extracted], _Planned] = {}
+        retried: set[int] = set()
+        queue = list(enumerate(files, start=first_index))
+        if pool is not None:
+            # Largest first, so no worker is left with a long file while the others
+            # idle at the end; outcomes are still told in the files' order.
+            queue.sort(key=lambda item: -_size(item[1]))
+        while queue or pending:
+            if self.cancel.is_set():
+                raise ExtractionCancelled("Ingest cancelled.")
+            # One file read by each worker and one waiting: memory stays bounded.
+            if queue and (pool is None or len(pending) <= self.workers):
+                planned = self._plan(*queue.pop(0))
+                if planned is None:
+                    continue
+                if pool is None:
+                    self._store(planned, self._extract_here(planned))
+                else:
+                    pending[pool.submit(planned.path, planned.doc_id, self.password)] = planned
+                continue
+            assert pool is not None
+            done, _ = wait(pending, timeout=_CANCEL_POLL, return_when=FIRST_COMPLETED)
+            for future in done:
+                planned = pending.pop(future)
+                try:
+                    extracted = future.result()
+                except BrokenProcessPool:
+                    # A worker died (killed, out of memory, crashed inside PyMuPDF) and
+                    # took the pool with it; every file it held is tried once more.
+                    for lost in [planned, *pending.values()]:
+                        if lost.index in retried:
+                            self._store(lost, _died(lost))
+                        else:
+                            retried.add(lost.index)
+                            queue.insert(0, (lost.index, lost.path))
+                    pending.clear()
+                    pool.restart()
+                    break
+                self._store(planned, extracted)
+
+    def _extract_here(self, planned: _Planned) -> Extracted:
+        def progress(_done: int, _total: int) -> None:
+            if self.cancel.is_set():
+                raise ExtractionCancelled("Ingest cancelled.")
+
+        return extract_file(planned.path, planned.doc_id, self.password, progress)
+
+    def _plan(self, index: int, path: Path) -> _Planned | None:
+        """Finish a file that needs no extraction and return None; else what to extract."""
+        try:
+            path = check_document_file(path)
+            status = os.stat(path)
+            resolved = os.path.realpath(path)
+            replaces = self._replaces.get(resolved, [])
+            recorded = recorded_file(self.store, resolved)
+            if (
+                recorded is not None
+                and not replaces
+                and recorded.source.matches(status)
+                and recorded.extractor == self._extractor(path)
+            ):
+                self._finish(index, self._known(path, recorded.source.doc_id, "unchanged"))
+                return None
+            doc_id = document_id(path)
+            previous = [old for old in replaces if old != doc_id]
+            if recorded is not None and recorded.source.doc_id not in (doc_id, *previous):
+                previous.append(recorded.source.doc_id)
+            source = SourceFile.of(path, doc_id, status)
+            if self.store.document_extractor(doc_id) == self._extractor(path):
+                record_source(self.store, source)
+                outcome = self._known(path, doc_id, "unchanged")
+                self._finish(index, self._replace(outcome, previous))
+                return None
+        except ReaderError as error:
+            self._finish(index, FileOutcome(path, "refused", reason=str(error)))
+            return None
+        return _Planned(index, path, doc_id, source, previous)
+
+    def _store(self, planned: _Planned, extracted: Extracted) -> None:
+        if extracted.document is None or extracted.chunks is None:
+            self._finish(
+                planned.index, FileOutcome(planned.path, "refused", reason=extracted.refusal)
+            )
+            return
+        document, chunks = extracted.document, extracted.chunks
+        try:
+            self.store.add_document(document, chunks, source=planned.source)
+        except ReaderError as error:
+            self._finish(planned.index, FileOutcome(planned.path, "refused", reason=str(error)))
+            return
+        self.library.forget_verifier(document.id)
+        outcome = FileOutcome(
+            planned.path,
+            "added",
+            doc_id=document.id,
+            title=document.title,
+            pages=document.pages,
+            chars=document.chars,
+            chunks=len(chunks),
+            warnings=list(document.warnings),
+        )
+        self._finish(planned.index, self._replace(outcome, planned.previous))
+
+    def _replace(self, outcome: FileOutcome, previous: list[str]) -> FileOutcome:
+        """With --update, the old versions give way to the new one (their answers move
+        to it); without, the new version stands beside them and the file is reported
+        as changed."""
+        if not previous or outcome.doc_id is None:
+            return outcome
+        if not self.update:
+            outcome.state = "changed"
+            outcome.reason = CHANGED_NOTE
+            return outcome
+        for old_id in previous:
+            if self.store.document_extractor(old_id) is None:
+                continue  # removed already (another path of the same old version)
+            outcome.answers_moved += replace_document(self.store, old_id, outcome.doc_id)
+            self.library.forget_verifier(old_id)
+            outcome.replaced.append(old_id)
+        if outcome.replaced:
+            outcome.state = "updated"
+        return outcome
+
+    def _known(self, path: Path, doc_id: str, state: str) -> FileOutcome:
+        row = self.store.db.execute(
+            "SELECT title, pages, chars, warnings, "
+            "(SELECT count(*) FROM chunks WHERE doc_id = ?) FROM documents WHERE id = ?",
+            [doc_id, doc_id],
+        ).fetchone()
+        return FileOutcome(
+            path,
+            state,
+            doc_id=doc_id,
+            title=row[0],
+            pages=row[1],
+            chars=row[2],
+            warnings=json.loads(row[3]),
+            chunks=row[4],
+        )
+
+    def _extractor(self, path: Path) -> str:
+        kind = path.suffix.lower()
+        if kind not in self._extractors:
+            self._extractors[kind] = extractor_for(path)
+        return self._extractors[kind]
+
+    def _finish(self, index: int, outcome: FileOutcome) -> None:
+        self._waiting[index] = outcome
+        self.report.outcomes.append(outcome)
+        self._tell()
+        if self.on_progress is not None:
+            self.on_progress(
+                BatchProgress(
+                    len(self.report.outcomes),
+                    self._total,
+                    self.report.pages,
+                    time.perf_counter() - self._started,
+                )
+            )
+
+    def _tell(self, flush: bool = False) -> None:
+        """Pass finished outcomes to ``on_file`` in the files' order; ``flush`` passes
+        on the rest (after a cancel, files never finished leave gaps)."""
+        while self._waiting and (flush or self._told in self._waiting):
+            index = self._told if self._told in self._waiting else min(self._waiting)
+            outcome = self._waiting.pop(index)
+            self._told = index + 1
+            if self.on_file is not None:
+                self.on_file(outcome)
+
+
+def ingest_paths(
+    library: Library,
+    paths: Iterable[str | Path],
+    recursive: bool = True,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    workers: int = 1,
+    password: str | None = None,
+    update: bool = False,
+    on_file: Callable[[FileOutcome], None] | None = None,
+    on_progress: Callable[[BatchProgress], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> BatchReport:
+    """Walk ``paths`` and ingest what they hold (see ``BatchIngest``); with ``update``
+    and no paths, the new versions of every changed file in the library."""
+    paths = list(paths)
+    selection = select_files(paths, recursive, include, exclude)
+    if paths and not selection.files and not selection.unreadable:
+        folders = ", ".join(str(folder) for folder in selection.folders)
+        raise IngestError(
+            f"{folders} holds no files matching {', '.join(include) or 'the document kinds'}; "
+            "give --glob PATTERN to choose other files."
+        )
+    batch = BatchIngest(library, workers, password, update, on_file, on_progress, cancel)
+    return batch.run(selection)
+
+
+def stale_documents(
+    library: Library, folders: Sequence[str | Path] | None = None
+) -> list[StaleDocument]:
+    """Documents whose file changed or is gone, among those ingested from ``folders``
+    (all, when None). A file with the recorded size and time is taken as unchanged
+    without reading it; others are hashed."""
+    store = library.store
+    under = [Path(os.path.realpath(folder)) for folder in folders or ()]
+    recorded = document_sources(store)
+    titles = store.titles(list(recorded))
+    stale = []
+    for doc_id, sources in recorded.items():
+        if under and not any(_inside(Path(s.path), under) for s in sources):
+            continue
+        state, where = "gone", sources[0].path
+        for source in sources:
+            try:
+                status = os.stat(source.path)
+            except OSError:
+                continue
+            if not stat.S_ISREG(status.st_mode):
+                continue  # a folder or a pipe where the file was: reading it could block
+            if source.doc_id == doc_id and source.matches(status):
+                state = "fresh"
+                break
+            holder = recorded_at(store, source.path)
+            if holder is not None and holder.doc_id != doc_id and holder.matches(status):
+                content = holder.doc_id  # another document was ingested from it since
+            else:
+                try:
+                    content = document_id(source.path)
+                except OSError:
+                    continue
+            if content == doc_id:
+                state = "fresh"
+                record_source(store, SourceFile.of(source.path, doc_id, status))
+                break
+            state, where = "changed", source.path
+        if state != "fresh":
+            stale.append(StaleDocument(doc_id, titles.get(doc_id, ""), where, state))
+    return stale
+
+
+def _inside(path: Path, folders: list[Path]) -> bool:
+    return any(path == folder or folder in path.parents for folder in folders)
+
+
+def _died(planned: _Planned) -> Extracted:
+    return Extracted(
+        planned.path,
+        planned.doc_id,
+        refusal=f"{planned.path.name} stopped the process reading it (out of memory, or a "
+        "file damaged in a way that crashes PyMuPDF); ingest it alone, or re-save it.",
+    )
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0  # told why when it is planned
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"

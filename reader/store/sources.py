@@ -1,0 +1,154 @@
+"""The files documents came from: path, size and modification time per ingested file.
+
+A file whose size and modification time are those recorded is taken as unchanged
+without reading it; anything else is read and hashed again. Paths are resolved
+absolute paths, so the same file named two ways is one record.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reader.errors import StoreError
+from reader.store import health
+
+if TYPE_CHECKING:
+    from reader.store.database import LibraryStore
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file as it was when the document ``doc_id`` was ingested from it (or last seen)."""
+
+    path: str
+    doc_id: str
+    size: int | None
+    mtime_ns: int | None
+
+    @classmethod
+    def of(cls, path: str | Path, doc_id: str, status: os.stat_result) -> SourceFile:
+        return cls(os.path.realpath(path), doc_id, status.st_size, status.st_mtime_ns)
+
+    def matches(self, status: os.stat_result) -> bool:
+        """The file at the path has the size and modification time recorded."""
+        return self.size == status.st_size and self.mtime_ns == status.st_mtime_ns
+
+
+@dataclass(frozen=True)
+class RecordedFile:
+    """A recorded file whose document is in the library, with that document's extractor."""
+
+    source: SourceFile
+    extractor: str
+
+
+def write_source(conn: sqlite3.Connection, source: SourceFile) -> None:
+    """Record ``source`` inside the caller's transaction."""
+    conn.execute(
+        "INSERT OR REPLACE INTO source_files (path, doc_id, size, mtime_ns) VALUES (?, ?, ?, ?)",
+        [source.path, source.doc_id, source.size, source.mtime_ns],
+    )
+
+
+def record_source(store: LibraryStore, source: SourceFile) -> None:
+    """Remember where a document's file is now; a read-only library remembers nothing."""
+    if store.read_only:
+        return
+    with store.writing() as conn:
+        write_source(conn, source)
+        conn.execute("UPDATE documents SET path = ? WHERE id = ?", [source.path, source.doc_id])
+
+
+def recorded_file(store: LibraryStore, path: str | Path) -> RecordedFile | None:
+    """What was recorded for the file at ``path``, if its document is still in the library."""
+    row = store.db.execute(
+        "SELECT f.path, f.doc_id, f.size, f.mtime_ns, d.extractor FROM source_files f "
+        "JOIN documents d ON d.id = f.doc_id WHERE f.path = ?",
+        [os.path.realpath(path)],
+    ).fetchone()
+    return RecordedFile(SourceFile(*row[:4]), row[4]) if row else None
+
+
+def document_sources(store: LibraryStore) -> dict[str, list[SourceFile]]:
+    """Every document's recorded files; a document with none has its last known path,
+    with no size or time (so it is read once to be recognised)."""
+    documents = dict(store.db.execute("SELECT id, path FROM documents").fetchall())
+    sources: dict[str, list[SourceFile]] = {doc_id: [] for doc_id in documents}
+    for row in store.db.execute(
+        "SELECT path, doc_id, size, mtime_ns FROM source_files ORDER BY path"
+    ).fetchall():
+        if row[1] in sources:
+            sources[row[1]].append(SourceFile(*row))
+    for doc_id, path in documents.items():
+        if not any(source.path == path for source in sources[doc_id]):
+            sources[doc_id].append(SourceFile(path, doc_id, None, None))
+    return sources
+
+
+def recorded_at(store: LibraryStore, path: str) -> SourceFile | None:
+    """The record for ``path`` whatever document it names (in the library or not)."""
+    row = store.db.execute(
+        "SELECT path, doc_id, size, mtime_ns FROM source_files WHERE path = ?", [path]
+    ).fetchone()
+    return SourceFile(*row) if row else None
+
+
+def replace_document(store: LibraryStore, old_id: str, new_id: str) -> int:
+    """Point the stored answers that cite ``old_id`` at ``new_id`` and remove the old
+    document, in one transaction; returns how many answers were moved.
+
+    The answers keep their quotes and chunk ids: when history checks them again the
+    old chunks are gone, so each quote is found again in the new version, or the
+    claim is shown as no longer verified.
+    """
+    conn = store.writing()
+    try:
+        with conn:
+            answer_ids = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT DISTINCT answer_id FROM answer_documents WHERE doc_id = ?", [old_id]
+                ).fetchall()
+            ]
+            for answer_id in answer_ids:
+                doc_ids_json, payload_json = conn.execute(
+                    "SELECT doc_ids, payload FROM answers WHERE id = ?", [answer_id]
+                ).fetchone()
+                payload = json.loads(payload_json)
+                payload["doc_ids"] = _moved(payload.get("doc_ids", []), old_id, new_id)
+                for claim in payload.get("claims", []):
+                    if claim.get("doc_id") == old_id:
+                        claim["doc_id"] = new_id
+                conn.execute(
+                    "UPDATE answers SET doc_ids = ?, payload = ? WHERE id = ?",
+                    [
+                        json.dumps(_moved(json.loads(doc_ids_json), old_id, new_id)),
+                        json.dumps(payload, ensure_ascii=False),
+                        answer_id,
+                    ],
+                )
+            conn.execute(
+                "UPDATE answer_documents SET doc_id = ? WHERE doc_id = ?", [new_id, old_id]
+            )
+            store.delete_document_rows(old_id)
+    except sqlite3.DatabaseError as error:
+        raise StoreError(
+            f"Could not replace document {old_id} with its new version ({error}); "
+            "nothing was changed"
+            + ("; free some disk space and try again." if health.is_disk_full(error) else ".")
+        ) from None
+    return len(answer_ids)
+
+
+def _moved(doc_ids: list[str], old_id: str, new_id: str) -> list[str]:
+    moved: list[str] = []
+    for doc_id in doc_ids:
+        replacement = new_id if doc_id == old_id else doc_id
+        if replacement not in moved:
+            moved.append(replacement)
+    return moved

@@ -1,0 +1,254 @@
+"""Ingesting folders: skipping what is unchanged, finding moved files, changed files,
+parallel extraction."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+import reader.batch
+from reader.answer.reverify import reverify
+from reader.batch import FileOutcome, ingest_paths, stale_documents
+from reader.ingest import document_id
+from reader.library import Library
+from reader.records import Answer, AnswerMetrics, CheckedClaim, Claim
+
+
+def paragraphs(name: str, count: int = 6) -> str:
+    return "\n\n".join(
+        f"Paragraph {n} of {name} says that the fee for item {n} is {n * 7} dollars."
+        for n in range(count)
+    )
+
+
+def write_pdf(path: Path, name: str, pages: int = 2) -> Path:
+    document = pymupdf.open()
+    for page_number in range(pages):
+        page = document.new_page(width=595, height=842)
+        text = f"{name}, page {page_number + 1}. " + paragraphs(name, 3).replace("\n\n", " ")
+        page.insert_textbox(pymupdf.Rect(72, 72, 523, 800), text, fontsize=11, fontname="helv")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document.save(path)
+    document.close()
+    return path
+
+
+def make_folder(root: Path) -> Path:
+    write_pdf(root / "alpha.pdf", "alpha")
+    write_pdf(root / "reports" / "beta.pdf", "beta", pages=3)
+    (root / "reports" / "gamma.txt").write_text(paragraphs("gamma"), encoding="utf-8")
+    (root / "notes.md").write_text(paragraphs("delta"), encoding="utf-8")
+    return root
+
+
+class Calls:
+    """Counts the calls of a function while passing them on."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> None:
+        self.paths: list[Path] = []
+        original = getattr(module, name)
+
+        def counted(path, *args, **kwargs):
+            self.paths.append(Path(path))
+            return original(path, *args, **kwargs)
+
+        monkeypatch.setattr(module, name, counted)
+
+
+def states(outcomes: list[FileOutcome], root: Path) -> dict[str, str]:
+    return {outcome.path.relative_to(root).as_posix(): outcome.state for outcome in outcomes}
+
+
+def test_a_folder_is_ingested_and_a_second_run_reads_and_hashes_nothing(
+    library, tmp_path, monkeypatch
+):
+    root = make_folder(tmp_path / "library")
+    told: list[FileOutcome] = []
+    first = ingest_paths(library, [root], on_file=told.append)
+    assert states(told, root) == {
+        "alpha.pdf": "added",
+        "notes.md": "added",
+        "reports/beta.pdf": "added",
+        "reports/gamma.txt": "added",
+    }
+    assert first.pages == 2 + 3 + 1 + 1 and len(library.documents()) == 4
+    hashed = Calls(monkeypatch, reader.batch, "document_id")
+    extracted = Calls(monkeypatch, reader.batch, "extract_file")
+    again = ingest_paths(library, [root])
+    assert {outcome.state for outcome in again.outcomes} == {"unchanged"}
+    assert hashed.paths == [] and extracted.paths == []
+    assert len(library.documents()) == 4
+
+
+def test_a_touched_file_is_hashed_once_then_known_by_its_new_time(library, tmp_path, monkeypatch):
+    root = make_folder(tmp_path / "library")
+    ingest_paths(library, [root])
+    touched = root / "notes.md"
+    os.utime(touched, ns=(10**18, 10**18))
+    hashed = Calls(monkeypatch, reader.batch, "document_id")
+    extracted = Calls(monkeypatch, reader.batch, "extract_file")
+    report = ingest_paths(library, [root])
+    assert hashed.paths == [touched] and extracted.paths == []
+    assert report.count("unchanged") == 4
+    ingest_paths(library, [root])
+    assert hashed.paths == [touched]
+
+
+def test_a_moved_file_is_found_by_its_content_and_only_recorded_at_its_new_path(
+    library, tmp_path, monkeypatch
+):
+    root = make_folder(tmp_path / "library")
+    ingest_paths(library, [root])
+    moved = root / "archive" / "beta-2020.pdf"
+    moved.parent.mkdir()
+    (root / "reports" / "beta.pdf").rename(moved)
+    extracted = Calls(monkeypatch, reader.batch, "extract_file")
+    report = ingest_paths(library, [root])
+    assert states(report.outcomes, root)["archive/beta-2020.pdf"] == "unchanged"
+    assert extracted.paths == []
+    paths = {str(document["path"]) for document in library.documents()}
+    assert str(moved) in paths and len(paths) == 4
+    assert stale_documents(library) == []
+
+
+def test_refused_files_are_listed_with_their_reasons_and_the_others_added(library, tmp_path):
+    root = make_folder(tmp_path / "library")
+    (root / "empty.pdf").write_bytes(b"")
+    (root / "broken.pdf").write_bytes(b"%PDF-1.7 not really a pdf" * 30)
+    (root / "gone.pdf").symlink_to(root / "nowhere.pdf")
+    report = ingest_paths(library, [root], workers=2)
+    reasons = {outcome.path.name: str(outcome.reason) for outcome in report.refused}
+    assert set(reasons) == {"empty.pdf", "broken.pdf", "gone.pdf"}
+    assert "is empty" in reasons["empty.pdf"]
+    assert "damaged" in reasons["broken.pdf"]
+    assert "which does not exist" in reasons["gone.pdf"]
+    assert all("\n" not in reason for reason in reasons.values())
+    assert report.count("added") == 4 and len(library.documents()) == 4
+
+
+def test_parallel_ingest_stores_the_same_documents_and_chunks_as_serial(tmp_path):
+    root = make_folder(tmp_path / "library")
+    for n in range(4):
+        write_pdf(root / "more" / f"extra-{n}.pdf", f"extra {n}", pages=2)
+    stored = []
+    for workers in (1, 2):
+        told: list[FileOutcome] = []
+        with Library(tmp_path / f"workers-{workers}.db") as library:
+            report = ingest_paths(library, [root], workers=workers, on_file=told.append)
+            assert report.count("added") == 8
+            documents = {
+                str(record["id"]): library.document(str(record["id"]))
+                for record in library.documents()
+            }
+            stored.append(
+                {
+                    doc_id: (
+                        document.text,
+                        document.page_starts,
+                        document.path,
+                        [chunk.id for chunk in library.chunks(doc_id)],
+                    )
+                    for doc_id, document in documents.items()
+                }
+            )
+        # Outcomes are told in the files' order whichever worker finished first.
+        assert [outcome.path for outcome in told] == sorted(
+            (outcome.path for outcome in told), key=lambda p: (p.parent != root, str(p))
+        )
+    assert stored[0] == stored[1]
+
+
+def test_cancel_keeps_the_finished_documents_and_the_next_run_adds_the_rest(library, tmp_path):
+    root = make_folder(tmp_path / "library")
+    cancel = threading.Event()
+
+    def stop_after_the_first(outcome: FileOutcome) -> None:
+        cancel.set()
+
+    report = ingest_paths(library, [root], cancel=cancel, on_file=stop_after_the_first)
+    assert report.cancelled and report.count("added") == 1
+    assert len(library.documents()) == 1
+    rest = ingest_paths(library, [root])
+    assert rest.count("unchanged") == 1 and rest.count("added") == 3
+    assert len(library.documents()) == 4
+
+
+def record_answer(library: Library, doc_id: str, quotes: list[str]) -> int:
+    verifier = library.verifier(doc_id)
+    claims = []
+    for quote in quotes:
+        verification = verifier.verify(quote)
+        assert verification.verified and verification.chunk_id is not None
+        claims.append(
+            CheckedClaim(Claim(quote, verification.chunk_id, quote), verification, doc_id)
+        )
+    answer = Answer(
+        question="What are the fees?",
+        answer=" ".join(quotes),
+        claims=claims,
+        unsupported=[],
+        model="test",
+        mode="test",
+        doc_ids=[doc_id],
+        metrics=AnswerMetrics(),
+    )
+    return library.store.add_answer(answer)
+
+
+def test_a_changed_file_is_stale_and_update_moves_its_answers_to_the_new_version(library, tmp_path):
+    root = make_folder(tmp_path / "library")
+    ingest_paths(library, [root])
+    notes = root / "notes.md"
+    old_id = library.store.find_document_ids(document_id(notes))[0]
+    kept = "the fee for item 2 is 14 dollars"
+    dropped = "the fee for item 5 is 35 dollars"
+    answer_id = record_answer(library, old_id, [kept, dropped])
+
+    notes.write_text("A new first paragraph.\n\n" + paragraphs("delta", 4), encoding="utf-8")
+    (root / "alpha.pdf").unlink()
+    stale = {document.path: document for document in stale_documents(library)}
+    assert {Path(path).name: d.state for path, d in stale.items()} == {
+        "notes.md": "changed",
+        "alpha.pdf": "gone",
+    }
+    assert stale[str(notes)].doc_id == old_id
+
+    report = ingest_paths(library, [root], update=True)
+    [updated] = [outcome for outcome in report.outcomes if outcome.state == "updated"]
+    assert updated.replaced == [old_id] and updated.answers_moved == 1
+    new_id = updated.doc_id
+    assert new_id != old_id and library.store.titles([old_id]) == {}
+    assert [d.state for d in stale_documents(library)] == ["gone"]
+
+    [stored] = library.store.answers(doc_id=new_id)
+    assert stored.id == answer_id and stored.doc_ids == [new_id]
+    checked = reverify(library, stored)
+    first, second = checked.claims
+    assert first.verified and first.doc_id == new_id
+    assert "re-anchored" in first.verification.reason
+    assert library.store.chunk(first.claim.source_id).doc_id == new_id
+    text = library.document(new_id).text
+    start, end = first.verification.start, first.verification.end
+    assert start is not None and end is not None and text[start:end] == kept
+    assert not second.verified and "quote is not in it" in second.verification.reason
+
+
+def test_without_update_a_changed_file_is_added_beside_the_old_version(library, tmp_path):
+    root = make_folder(tmp_path / "library")
+    ingest_paths(library, [root])
+    notes = root / "notes.md"
+    old_id = library.store.find_document_ids(document_id(notes))[0]
+    notes.write_text(paragraphs("delta", 3), encoding="utf-8")
+    report = ingest_paths(library, [root])
+    [changed] = [outcome for outcome in report.outcomes if outcome.state == "changed"]
+    assert "--update replaces the old version" in str(changed.reason)
+    assert len(library.documents()) == 5
+    assert [(d.doc_id, d.state) for d in stale_documents(library)] == [(old_id, "changed")]
+    # --update alone takes in every changed file of the library.
+    update = ingest_paths(library, [], update=True)
+    assert [(o.state, o.replaced) for o in update.outcomes] == [("updated", [old_id])]
+    assert len(library.documents()) == 4 and stale_documents(library) == []
