@@ -20,6 +20,7 @@ with no damage only gets its full-text index rebuilt.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from reader.ingest import document_id, read_document
 from reader.ingest.chunking import chunk_text
 from reader.records import Chunk, Document, Heading, furniture_from_json
 from reader.store import LibraryStore, health
+from reader.store.sources import SourceFile
 
 Progress = Callable[[str], None]
 # Rowids probed one by one past the last readable one, when a table cannot be
@@ -206,7 +208,11 @@ def _salvage_documents(
             old_ids = {row[0] for row in old_chunks}
             report.chunk_ids_compared += len(old_ids)
             report.chunk_ids_changed += len(old_ids - {chunk.id for chunk in chunks})
-        new.add_document(document, chunks)
+        # The file is recorded without its size and time: the next folder ingest
+        # reads it once to be sure it is still this document.
+        new.add_document(
+            document, chunks, source=SourceFile(os.path.realpath(document.path), doc_id, None, None)
+        )
         report.chunks += len(chunks)
     named: set[str] = set()
     for query in (
