@@ -304,6 +304,10 @@ class LibraryStore:
         ).fetchall()
         return {row[0]: row[1] for row in rows}
 
+    def is_empty(self) -> bool:
+        """Whether the library holds no document."""
+        return self.db.execute("SELECT 1 FROM documents LIMIT 1").fetchone() is None
+
     def chunk_count(self, doc_id: str) -> int:
         row = self.db.execute("SELECT count(*) FROM chunks WHERE doc_id = ?", [doc_id]).fetchone()
         return int(row[0])
@@ -344,6 +348,24 @@ class LibraryStore:
             f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE doc_id = ? ORDER BY seq", [doc_id]
         ).fetchall()
         return [_chunk_from_row(row) for row in rows]
+
+    def chunks_between(self, doc_id: str, first: int, last: int) -> list[Chunk]:
+        """The document's chunks with ``first <= seq <= last``, in order."""
+        rows = self.db.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE doc_id = ? AND seq BETWEEN ? AND ? "
+            "ORDER BY seq",
+            [doc_id, first, last],
+        ).fetchall()
+        return [_chunk_from_row(row) for row in rows]
+
+    def page_starts(self, doc_id: str) -> list[int]:
+        """Where each page of the document starts, without reading its text."""
+        row = self.db.execute("SELECT page_starts FROM documents WHERE id = ?", [doc_id]).fetchone()
+        if row is None:
+            raise DocumentNotFoundError(
+                f"No document with id {doc_id} in the library; `reader list` shows what is there."
+            )
+        return [int(start) for start in json.loads(row[0])]
 
     def chunk(self, chunk_id: str) -> Chunk:
         row = self.db.execute(
