@@ -204,19 +204,28 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+# Run by a small interpreter of its own: on Linux a child's peak memory starts at
+# its parent's at fork, so measured from this (large) process it would be this one's.
+_MEASURED = """
+import os, subprocess, sys, time
+started = time.perf_counter()
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(child.pid, 0)
+print(time.perf_counter() - started, usage.ru_maxrss * 1024, status)
+"""
+
+
 def ask_child(home: Path, question: str) -> tuple[float, int]:
     """Seconds and peak memory (bytes) of ``reader ask --library --no-model``."""
     env = {**os.environ, "READER_HOME": str(home)}
     command = [sys.executable, "-m", "reader.cli", "ask", "--library", question, "--no-model"]
-    started = time.perf_counter()
-    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - started
-    if status != 0:
-        raise SystemExit(
-            f"reader ask failed: {child.stderr.read().decode() if child.stderr else ''}"
-        )
-    return seconds, usage.ru_maxrss * 1024
+    result = subprocess.run(
+        [sys.executable, "-c", _MEASURED, *command], env=env, capture_output=True, text=True
+    )
+    seconds, peak, status = result.stdout.split()
+    if int(status) != 0:
+        raise SystemExit(f"reader ask failed: {result.stderr}")
+    return float(seconds), int(peak)
 
 
 def ask_in_process(path: Path, questions: list[str]) -> list[float]:

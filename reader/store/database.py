@@ -250,6 +250,9 @@ class LibraryStore:
                     for chunk in [_chunk_from_row(row[1:])]
                 ),
             )
+            # One merged b-tree instead of the many segments a bulk insert leaves:
+            # searches over it are about a tenth faster (bench/library.py).
+            conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
         return len(rows)
 
     def remove_document(self, doc_id: str) -> None:

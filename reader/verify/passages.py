@@ -146,13 +146,13 @@ class PassageVerifier:
             start, text = _joined(run)
             furniture = {item for chunk in run for item in chunk.furniture}
             shown = reading_view(text, furniture, start) if as_read else text
-            norm = normalize(shown)
+            norm = normalize(shown, start)
             if keys:
                 # The separator stands at the previous stretch's end, before this one.
                 keys.append(SEPARATOR)
                 origin.append(texts[-1][0] + len(texts[-1][1]))
             keys.append(norm.key)
-            origin.extend(position + start for position in norm.origin)
+            origin.extend(norm.origin)
             texts.append((start, text))
         norm = NormalizedText("".join(keys), origin)
         return QuoteMatcher(self._pages, list(self._chunks.values()), norm, texts, scope=SCOPE)
