@@ -96,12 +96,14 @@ class PassageVerifier:
         missing = [seq for seq in range(first, last + 1) if seq not in self._chunks]
         if not missing:
             return False
-        chunks = self._chunk_range(missing[0], missing[-1])
-        for chunk in chunks:
+        before = len(self._chunks)
+        for chunk in self._chunk_range(missing[0], missing[-1]):
             self._chunks.setdefault(chunk.seq, chunk)
         if missing[-1] not in self._chunks:
-            self._last_seq = max((c.seq for c in chunks), default=missing[0] - 1)
-            self._last_seq = max(self._last_seq, max(self._chunks, default=-1))
+            # The document ends before it (seqs are 0, 1, 2, ... in order).
+            self._last_seq = max(self._chunks, default=-1)
+        if len(self._chunks) == before:
+            return False
         self._read = self._printed = None
         return True
 
