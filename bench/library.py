@@ -148,6 +148,9 @@ def build(path: Path, sources: list[list[str]], chunks: int) -> dict[str, float]
             documents += 1
             print(f"\r  built {total_chunks:,} chunks", end="", file=sys.stderr, flush=True)
         print(file=sys.stderr)
+        # After a bulk ingest, one merged index: searches take about half the time.
+        with store.writing() as connection:
+            connection.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
     return {
         "seconds": time.perf_counter() - started,
         "chunks": total_chunks,
