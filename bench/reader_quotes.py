@@ -43,7 +43,7 @@ def evaluate(items: list[dict[str, Any]]) -> dict[str, Any]:
     for name, group in by_document.items():
         document, chunks = read_document(CORPUS / name)
         verifier = DocumentVerifier(document, chunks)
-        printed = QuoteMatcher(document, chunks, normalize(document.text))
+        printed = QuoteMatcher(document, chunks, normalize(document.text), [(0, document.text)])
         for item in group:
             row = tally[(name, item["kind"])]
             row["items"] += 1

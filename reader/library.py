@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,7 +16,8 @@ from reader.records import Chunk, Document, SearchHit
 from reader.retrieve import search
 from reader.store import LibraryStore
 from reader.store.sources import SourceFile, record_source
-from reader.verify import DocumentVerifier
+from reader.verify import DocumentVerifier, PassageVerifier
+from reader.verify.passages import PageStarts
 
 if TYPE_CHECKING:
     from reader.ingest.extract import ProgressCallback
@@ -143,6 +145,16 @@ class Library:
 
     def search(self, query: str, doc_id: str | None = None, limit: int = 10) -> list[SearchHit]:
         return search(self.store, query, doc_id=doc_id, limit=limit)
+
+    def passage_verifier(self, doc_id: str, retrieved: Sequence[Chunk]) -> PassageVerifier:
+        """A verifier for quotes cited from ``retrieved`` (chunks of the document): it
+        reads those chunks and their neighbours, never the whole document."""
+        pages = PageStarts(tuple(self.store.page_starts(doc_id)))
+        return PassageVerifier(
+            pages,
+            lambda first, last: self.store.chunks_between(doc_id, first, last),
+            [chunk for chunk in retrieved if chunk.doc_id == doc_id],
+        )
 
     def verifier(self, doc_id: str) -> DocumentVerifier:
         """A verifier for the document, kept for reuse within this process."""

@@ -121,11 +121,12 @@ def normalize_key(text: str) -> str:
     return first
 
 
-def normalize(text: str) -> NormalizedText:
-    """The matching key of ``text`` with its offset map back into ``text``."""
+def normalize(text: str, offset: int = 0) -> NormalizedText:
+    """The matching key of ``text`` with its offset map back into ``text``, whose
+    first character is character ``offset`` of the text the map points into."""
     _ensure_table(text)
     first = text.translate(_TABLE)
-    origin = _first_pass_origin(text, len(first))
+    origin = _first_pass_origin(text, len(first), offset)
 
     key_parts: list[str] = []
     key_origin = array("q")
@@ -139,7 +140,7 @@ def normalize(text: str) -> NormalizedText:
     return NormalizedText("".join(key_parts), key_origin)
 
 
-def _first_pass_origin(text: str, first_length: int) -> array:
+def _first_pass_origin(text: str, first_length: int, offset: int = 0) -> array:
     """Origin map of ``text.translate(_TABLE)``.
 
     Most characters map to exactly one key character, so the map is the
@@ -149,7 +150,7 @@ def _first_pass_origin(text: str, first_length: int) -> array:
     if first_length == len(text):
         irregular = [c for c in set(text) if len(_TABLE[ord(c)]) != 1]
         if not irregular:
-            return array("q", range(len(text)))
+            return array("q", range(offset, offset + len(text)))
     else:
         irregular = [c for c in set(text) if len(_TABLE[ord(c)]) != 1]
     origin = array("q")
@@ -157,10 +158,10 @@ def _first_pass_origin(text: str, first_length: int) -> array:
     previous = 0
     for match in pattern.finditer(text):
         index = match.start()
-        origin.extend(range(previous, index))
-        origin.extend([index] * len(_TABLE[ord(text[index])]))
+        origin.extend(range(offset + previous, offset + index))
+        origin.extend([offset + index] * len(_TABLE[ord(text[index])]))
         previous = index + 1
-    origin.extend(range(previous, len(text)))
+    origin.extend(range(offset + previous, offset + len(text)))
     assert len(origin) == first_length
     return origin
 

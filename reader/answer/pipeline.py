@@ -50,6 +50,7 @@ from reader.library import Library
 from reader.readingtext import readable
 from reader.records import Answer, AnswerMetrics, CheckedClaim, Chunk, Claim, Verification
 from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
+from reader.verify import PassageVerifier
 from reader.verify.grounding import grounding_for
 
 DEFAULT_MODE = AUTO
@@ -84,6 +85,10 @@ class Answerer:
         self.mode = resolve_mode(mode, backend)
         self.top_k = top_k
         self.record = record
+        # Per question: the retrieved chunks, and a verifier per document over
+        # them and their neighbours (never a whole document: see PassageVerifier).
+        self._retrieved: list[Chunk] = []
+        self._verifiers: dict[str, PassageVerifier] = {}
 
     @property
     def uses_model(self) -> bool:
@@ -108,6 +113,7 @@ class Answerer:
         # 1. Retrieve the chunks most likely to hold the answer.
         emit(Status("retrieving"))
         chunks = self.retrieve(question, doc_ids)
+        self._retrieved, self._verifiers = chunks, {}
         scope = list(doc_ids) if doc_ids else sorted({c.doc_id for c in chunks})
         retrieved = {chunk.id for chunk in chunks}
 
@@ -341,8 +347,11 @@ class Answerer:
         self, claim: Claim, chunk: Chunk, retrieved: set[str], question: str
     ) -> CheckedClaim:
         """The span check, then (if the quote is there) the grounding check."""
-        verifier = self.library.verifier(chunk.doc_id)
-        verification = verifier.verify(claim.quote, source=chunk.id, retrieved=retrieved)
+        verifier = self._verifiers.get(chunk.doc_id)
+        if verifier is None:
+            verifier = self.library.passage_verifier(chunk.doc_id, self._retrieved)
+            self._verifiers[chunk.doc_id] = verifier
+        verification = verifier.verify(claim.quote, source=chunk, retrieved=retrieved)
         grounding = grounding_for(claim, verification, question)
         return CheckedClaim(claim, verification, doc_id=chunk.doc_id, grounding=grounding)
 

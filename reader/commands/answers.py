@@ -59,7 +59,7 @@ def ask(
         doc_ref, question = arguments
     with open_library() as library:
         doc_ids = [library.resolve(doc_ref, password=password).id] if doc_ref else None
-        if not doc_ids and not library.documents():
+        if not doc_ids and library.store.is_empty():
             raise ReaderError("The library is empty: add documents with `reader ingest` first.")
         backend = make_backend(
             model=model, url=url, model_name=model_name, no_model=no_model, timeout=timeout
@@ -97,7 +97,7 @@ def ask(
             ]
             echo_json(data)
         else:
-            titles = {doc_id: library.document(doc_id).title for doc_id in answer.doc_ids}
+            titles = library.store.titles(answer.doc_ids)
             click.echo(render_text(answer, titles))
     if answer.not_recorded:
         click.echo(f"note: {answer.not_recorded}", err=True)

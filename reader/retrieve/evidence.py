@@ -27,6 +27,7 @@ from itertools import pairwise
 
 from reader.ingest.chunking import sentence_spans
 from reader.records import Chunk
+from reader.textnorm import normalize_key
 from reader.verify.grounding import STOPWORDS, stem, words
 
 MIN_SENTENCE_CHARS = 25
@@ -85,6 +86,8 @@ class Evidence:
     matched: int  # how many distinct content words of the question it holds
     asked: int  # how many distinct content words the question has
     holds_rarest: bool  # whether it holds the question's rarest word in the library
+    # The matching keys of its sentences (one, or a pair): what "the same sentence" means.
+    sentences: tuple[str, ...] = ()
 
 
 def question_terms(question: str) -> list[str]:
@@ -148,6 +151,7 @@ def choose_evidence(
             if not _LEADER_DOTS.search(reading[start:end])  # a table of contents line
         ]
         stems = [[stem(t) for t in words(reading[start:end])] for start, end in spans]
+        keys = [normalize_key(reading[start:end]) for start, end in spans]
         # A sentence alone, or with the next one: the answer often follows the
         # sentence that names the topic ("They demanded $12,000...").
         for index, (start, _) in enumerate(spans):
@@ -190,6 +194,7 @@ def choose_evidence(
                         len(present),
                         len(weight_of),
                         rarest in present,
+                        tuple(keys[index : last + 1]),
                     )
                 )
     scored.sort(key=lambda e: (-e.score, e.chunk.seq, e.start))
@@ -197,14 +202,25 @@ def choose_evidence(
 
 
 def _without_overlaps(evidence: list[Evidence]) -> list[Evidence]:
-    """Best first, dropping any candidate that overlaps a better one."""
+    """Best first, dropping any candidate that overlaps a better one.
+
+    Two candidates overlap when they share characters of one chunk (a sentence
+    and a pair holding it, two pairs sharing a sentence) or a sentence of the
+    same words in two places (a paragraph repeated in a chunk or a document
+    further on, a second copy of a document): the evidence shown never says the
+    same sentence twice.
+    """
     kept: list[Evidence] = []
     taken: dict[str, list[tuple[int, int]]] = {}
+    said: set[str] = set()
     for item in evidence:
         spans = taken.setdefault(item.chunk.id, [])
         if any(item.start < end and start < item.end for start, end in spans):
             continue
+        if said.intersection(item.sentences):
+            continue
         spans.append((item.start, item.end))
+        said.update(item.sentences)
         kept.append(item)
     return kept
 

@@ -49,15 +49,15 @@ def search(
     expression = build_fts_query(query)
     if not expression or limit <= 0:
         return []
-    sql = (
-        "SELECT chunks_fts.rowid, -bm25(chunks_fts, 1.0, 0.5) AS score FROM chunks_fts "
-        "JOIN chunks ON chunks.rowid = chunks_fts.rowid "
-        "WHERE chunks_fts MATCH ?"
-    )
-    parameters: list[object] = [expression]
+    sql = "SELECT chunks_fts.rowid, -bm25(chunks_fts, 1.0, 0.5) AS score FROM chunks_fts "
+    parameters: list[object] = []
     if doc_id is not None:
-        sql += " AND chunks.doc_id = ?"
+        sql += "JOIN chunks ON chunks.rowid = chunks_fts.rowid WHERE chunks.doc_id = ? AND "
         parameters.append(doc_id)
+    else:
+        sql += "WHERE "
+    sql += "chunks_fts MATCH ?"
+    parameters.append(expression)
     sql += " ORDER BY score DESC LIMIT ?"
     parameters.append(limit)
     rows = list(store.execute(sql, parameters))

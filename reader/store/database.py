@@ -255,6 +255,9 @@ class LibraryStore:
                     for chunk in [_chunk_from_row(row[1:])]
                 ),
             )
+            # One merged b-tree instead of the many segments a bulk insert leaves:
+            # searches over it are about a tenth faster (bench/library.py).
+            conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
         return len(rows)
 
     def remove_document(self, doc_id: str) -> None:
@@ -303,6 +306,10 @@ class LibraryStore:
         ).fetchall()
         return {row[0]: row[1] for row in rows}
 
+    def is_empty(self) -> bool:
+        """Whether the library holds no document."""
+        return self.db.execute("SELECT 1 FROM documents LIMIT 1").fetchone() is None
+
     def chunk_count(self, doc_id: str) -> int:
         row = self.db.execute("SELECT count(*) FROM chunks WHERE doc_id = ?", [doc_id]).fetchone()
         return int(row[0])
@@ -344,6 +351,24 @@ class LibraryStore:
         ).fetchall()
         return [_chunk_from_row(row) for row in rows]
 
+    def chunks_between(self, doc_id: str, first: int, last: int) -> list[Chunk]:
+        """The document's chunks with ``first <= seq <= last``, in order."""
+        rows = self.db.execute(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE doc_id = ? AND seq BETWEEN ? AND ? "
+            "ORDER BY seq",
+            [doc_id, first, last],
+        ).fetchall()
+        return [_chunk_from_row(row) for row in rows]
+
+    def page_starts(self, doc_id: str) -> list[int]:
+        """Where each page of the document starts, without reading its text."""
+        row = self.db.execute("SELECT page_starts FROM documents WHERE id = ?", [doc_id]).fetchone()
+        if row is None:
+            raise DocumentNotFoundError(
+                f"No document with id {doc_id} in the library; `reader list` shows what is there."
+            )
+        return [int(start) for start in json.loads(row[0])]
+
     def chunk(self, chunk_id: str) -> Chunk:
         row = self.db.execute(
             f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE id = ?", [chunk_id]
@@ -359,7 +384,7 @@ class LibraryStore:
         gets the highest weight.
         """
         words = list(words)
-        total = self.db.execute("SELECT count(*) FROM chunks").fetchone()[0] or 1
+        total = self.indexed_chunks() or 1
         stems = {word: porter_stem(word) for word in words}
         found: dict[str, int] = {}
         unique = sorted(set(stems.values()))
@@ -374,6 +399,21 @@ class LibraryStore:
             word: math.log(1 + (total - found.get(s, 0) + 0.5) / (found.get(s, 0) + 0.5))
             for word, s in stems.items()
         }
+
+    def indexed_chunks(self) -> int:
+        """How many chunks the full-text index holds, without counting them.
+
+        FTS5 keeps the number of rows it indexes (for BM25) at the head of its
+        "averages" record (row 1 of ``chunks_fts_data``), a varint; reading it
+        costs the same for ten chunks or a million, where ``count(*)`` reads
+        every row on every question. Should the record not be there or not
+        parse, the rows are counted.
+        """
+        row = self.db.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
+        total = _varint(row[0]) if row and isinstance(row[0], bytes) else None
+        if total is None:
+            total = int(self.db.execute("SELECT count(*) FROM chunks_fts").fetchone()[0])
+        return total
 
     def chunks_by_rowid(self, rowids: Iterable[int]) -> dict[int, Chunk]:
         ids = list(rowids)
@@ -476,6 +516,19 @@ class LibraryStore:
             yield from self.db.execute(sql, list(parameters))
         except sqlite3.OperationalError as error:
             raise StoreError(f"The library query failed ({error}).") from None
+
+
+def _varint(data: bytes) -> int | None:
+    """The SQLite varint at the start of ``data`` (big-endian groups of 7 bits, a set
+    high bit meaning more follow; a ninth byte gives all 8 bits), or None if cut short."""
+    value = 0
+    for index, byte in enumerate(data[:9]):
+        if index == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value
+    return None
 
 
 def _chunk_from_row(row: tuple) -> Chunk:

@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+from typing import Protocol
 from unicodedata import combining
 
 from rapidfuzz import fuzz
@@ -33,6 +34,15 @@ _CANDIDATE_CUTOFF = 75.0  # rough alignment score worth refining
 _WORD = re.compile(r"\w+")
 _DIGITS = re.compile(r"\d+")
 _RANK = {"exact": 2, "fuzzy": 1, "miss": 0}
+# Between the keys of two stretches of text that do not touch (see QuoteMatcher):
+# a normalised quote never holds a line break, so no match runs across it.
+SEPARATOR = "\n"
+
+
+class Pages(Protocol):
+    """What a matcher needs of a document besides text: which page an offset is on."""
+
+    def page_of(self, offset: int) -> int: ...
 
 
 class DocumentVerifier:
@@ -54,7 +64,7 @@ class DocumentVerifier:
         as_read = (
             reading_view(document.text, document.furniture) if document.furniture else document.text
         )
-        self._read = QuoteMatcher(document, chunks, normalize(as_read))
+        self._read = QuoteMatcher(document, chunks, normalize(as_read), [(0, document.text)])
         self.chunks = self._read.chunks
         self._printed: QuoteMatcher | None = None if document.furniture else self._read
 
@@ -62,7 +72,8 @@ class DocumentVerifier:
     def printed(self) -> QuoteMatcher:
         """The matcher on the text as printed, furniture included, built on first use."""
         if self._printed is None:
-            self._printed = QuoteMatcher(self.document, self._chunks, normalize(self.document.text))
+            text = self.document.text
+            self._printed = QuoteMatcher(self.document, self._chunks, normalize(text), [(0, text)])
         return self._printed
 
     def prepare(self) -> None:
@@ -79,15 +90,7 @@ class DocumentVerifier:
         ``retrieved`` names the chunks the model was shown; citing any other
         chunk is a miss even if the quote is there.
         """
-        found = self._read.verify(quote, source, retrieved)
-        if found.status == "exact" or self.printed is self._read:
-            return found
-        printed = self.printed.verify(quote, source, retrieved)
-        if _RANK[printed.status] > _RANK[found.status]:
-            return printed
-        if printed.status == found.status == "miss" and printed.found_in and not found.found_in:
-            return printed
-        return found
+        return as_read_or_printed(self._read, lambda: self.printed, quote, source, retrieved)
 
     def find_all(self, quote: str) -> list[tuple[int, int]]:
         """Every ``[start, end)`` span of the canonical text matching ``quote`` exactly."""
@@ -97,15 +100,53 @@ class DocumentVerifier:
         return sorted(spans)
 
 
+def as_read_or_printed(
+    read: QuoteMatcher,
+    printed: Callable[[], QuoteMatcher],
+    quote: str,
+    source: str | None,
+    retrieved: Collection[str] | None,
+) -> Verification:
+    """The better of the checks against the text as read and as printed (same when
+    there is no furniture), the printed one only looked at when the read one is not exact."""
+    found = read.verify(quote, source, retrieved)
+    if found.status == "exact":
+        return found
+    other = printed()
+    if other is read:
+        return found
+    as_printed = other.verify(quote, source, retrieved)
+    if _RANK[as_printed.status] > _RANK[found.status]:
+        return as_printed
+    if as_printed.status == found.status == "miss" and as_printed.found_in and not found.found_in:
+        return as_printed
+    return found
+
+
 class QuoteMatcher:
     """Matches quotes against one normalised form of a document, chunk by chunk.
 
     ``norm``'s offset map points into the canonical text, whatever view of it
     was normalised, so every span found is a span of the canonical text.
+    ``texts`` holds the canonical text the key covers, as ``(offset, text)``
+    pieces: the whole document as one piece, or some stretches of it (a window
+    of chunks around the passages a question retrieved). The keys of stretches
+    that do not touch are joined by ``SEPARATOR``; a match never crosses it, and
+    ``scope`` says in the reasons what was searched.
     """
 
-    def __init__(self, document: Document, chunks: Sequence[Chunk], norm: NormalizedText) -> None:
+    def __init__(
+        self,
+        document: Pages,
+        chunks: Sequence[Chunk],
+        norm: NormalizedText,
+        texts: Sequence[tuple[int, str]],
+        scope: str = "the document",
+    ) -> None:
         self.document = document
+        self.scope = scope
+        self._texts = sorted(texts)
+        self._text_starts = [offset for offset, _ in self._texts]
         self.chunks = sorted(chunks, key=lambda chunk: chunk.start)
         self._by_id = {chunk.id: chunk for chunk in self.chunks}
         self._norm = norm
@@ -116,6 +157,9 @@ class QuoteMatcher:
             for chunk in self.chunks
         }
         self._chunk_key_starts = [self._key_ranges[chunk.id][0] for chunk in self.chunks]
+        # Key positions where a stretch ends (its separator) and the key's end.
+        separators = [i for i, char in enumerate(norm.key) if char == SEPARATOR]
+        self._stretch_ends = [*separators, len(norm.key)]
         self._words: dict[str, list[int]] | None = None
         self._tokens: dict[str, list[int]] | None = None
         self._numbers: set[str] | None = None
@@ -197,7 +241,7 @@ class QuoteMatcher:
             )
         return Verification(
             "miss",
-            "the quote was not found in the cited chunk or anywhere in the document",
+            f"the quote was not found in the cited chunk or anywhere in {self.scope}",
             chunk_id=source,
         )
 
@@ -211,23 +255,41 @@ class QuoteMatcher:
             for position in self._find_all(quote_key)
         ]
 
+    def key_range(self, chunk_id: str) -> tuple[int, int]:
+        """The ``[low, high)`` key positions of a chunk's text."""
+        return self._key_ranges[chunk_id]
+
+    def stretch_around(self, key_position: int) -> tuple[int, int]:
+        """The ``[low, high)`` key positions of the stretch of text holding a position."""
+        stretch = bisect_left(self._stretch_ends, key_position)
+        low = self._stretch_ends[stretch - 1] + 1 if stretch else 0
+        high = self._stretch_ends[min(stretch, len(self._stretch_ends) - 1)]
+        return low, high
+
     # -- outcomes ------------------------------------------------------------------
 
     def _span(self, key_start: int, key_end: int) -> tuple[int, int]:
         start, end = self._norm.span(key_start, key_end)
         if self._norm.key[key_end - 1] == "-":
             # A run of dashes ("--") is one key character: take the whole run.
-            text = self.document.text
-            while end < len(text) and normalize_key(text[end]) == "-":
+            while normalize_key(self._char_at(end)) == "-":
                 end += 1
         return start, end
+
+    def _char_at(self, offset: int) -> str:
+        """The canonical character at ``offset``, or "" where no text was given."""
+        index = bisect_right(self._text_starts, offset) - 1
+        if index < 0:
+            return ""
+        start, text = self._texts[index]
+        return text[offset - start] if offset - start < len(text) else ""
 
     def _exact(self, chunk_id: str, position: int, length: int, occurrences: int) -> Verification:
         start, end = self._span(position, position + length)
         reason = "the quote occurs in the cited source"
         if occurrences > 1:
             reason += f" (and {occurrences - 1} more time{'s' if occurrences > 2 else ''} "
-            reason += "in the document)"
+            reason += f"in {self.scope})"
         return Verification(
             "exact",
             reason,
@@ -261,7 +323,7 @@ class QuoteMatcher:
         aligned = self._fuzzy_anywhere(quote_key, exclude=None)
         if aligned is not None:
             return self._fuzzy(self._chunk_at_key(aligned[0]), aligned)
-        return Verification("miss", "the quote was not found anywhere in the document")
+        return Verification("miss", f"the quote was not found anywhere in {self.scope}")
 
     # -- matching ------------------------------------------------------------------
 
@@ -308,7 +370,11 @@ class QuoteMatcher:
         if self._tokens is None:
             tokens: dict[str, list[int]] = {}
             position = 0
-            for token in self._norm.key.split(" "):
+            # A separator ends a token as a space does.
+            key = self._norm.key
+            if len(self._stretch_ends) > 1:
+                key = key.replace(SEPARATOR, " ")
+            for token in key.split(" "):
                 tokens.setdefault(token, []).append(position)
                 position += len(token) + 1
             self._tokens = tokens
@@ -399,8 +465,10 @@ class QuoteMatcher:
         overlap the range itself.
         """
         key = self._norm.key
-        window_low = max(0, low - len(quote_key))
-        window_high = min(len(key), high + len(quote_key))
+        # Within the stretch holding the range: its own text, no other.
+        stretch_low, stretch_high = self.stretch_around(low)
+        window_low = max(stretch_low, low - len(quote_key))
+        window_high = min(stretch_high, high + len(quote_key))
         window = key[window_low:window_high]
         rough = fuzz.partial_ratio_alignment(quote_key, window, score_cutoff=_CANDIDATE_CUTOFF)
         if rough is None:
