@@ -49,10 +49,13 @@ def test_every_corpus_file_ingests_or_gives_a_one_line_reason():
     errors = [r for r in results if "error" in r]
     for result in errors:
         assert "\n" not in result["error"]
-    # Each failure is also exactly one line on stderr; the rest are warnings.
+    # Stderr holds progress, warnings and the summary, where each failure is
+    # exactly one line naming the file and the reason.
     lines = completed.stderr.splitlines()
-    assert all(line.startswith(("error: ", "  warning: ")) for line in lines), lines
-    assert sum(line.startswith("error: ") for line in lines) == len(errors)
+    assert all(line.startswith(("ingest: ", "  warning: ", "  refused: ")) for line in lines), lines
+    refused = [line for line in lines if line.startswith("  refused: ")]
+    assert len(refused) == len(errors)
+    assert {line.split(": ")[1] for line in refused} == {r["path"] for r in errors}
     assert completed.returncode == (2 if errors else 0)
     failed = {Path(r["path"]).name for r in errors}
     # The broken, encrypted-without-password and scanned files fail, and only they.
