@@ -19,6 +19,14 @@ from reader.store.database import LibraryStore
 _CJK_LETTERS = "\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _TOKEN = re.compile(rf"[{_CJK_LETTERS}]+|[^\W{_CJK_LETTERS}]+")
 MAX_QUERY_TERMS = 64
+# In a large library, BM25 scores every chunk that holds any word of the query,
+# and "what", "is", "the" are in most of them: a word held by more than this
+# share of the chunks is left out of the query. Its weight (idf) is near zero,
+# so the best chunks stay the same (measured on bench/library.py's questions:
+# the same top 10 at 340,000 chunks, in 0.4x the time), and a small library,
+# where scoring everything is quick anyway, is searched with every word.
+COMMON_SHARE = 0.25
+LARGE_LIBRARY_CHUNKS = 20_000
 
 
 def build_fts_query(text: str) -> str:
@@ -34,6 +42,19 @@ def build_fts_query(text: str) -> str:
 _CJK_CLASS = re.compile(f"[{_CJK_LETTERS}]")
 
 
+def _without_common_words(store: LibraryStore, query: str) -> str:
+    """``query`` without the words most chunks of a large library hold (see COMMON_SHARE)."""
+    total = store.indexed_chunks()
+    words = _TOKEN.findall(unicodedata.normalize("NFKC", query))
+    if total < LARGE_LIBRARY_CHUNKS or len(words) < 2:
+        return query
+    held = store.chunks_holding(word for word in words if not _is_cjk(word[0]))
+    kept = [word for word in words if held.get(word, 0) <= COMMON_SHARE * total]
+    if not kept:  # every word is common: the rarest one still finds something
+        kept = [min(words, key=lambda word: held.get(word, 0))]
+    return " ".join(kept)
+
+
 def _is_cjk(char: str) -> bool:
     return _CJK_CLASS.match(char) is not None
 
@@ -46,7 +67,7 @@ def search(
     Scores are positive; higher is better. ``doc_id`` restricts the search to
     one document.
     """
-    expression = build_fts_query(query)
+    expression = build_fts_query(_without_common_words(store, query))
     if not expression or limit <= 0:
         return []
     sql = "SELECT chunks_fts.rowid, -bm25(chunks_fts, 1.0, 0.5) AS score FROM chunks_fts "

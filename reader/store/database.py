@@ -383,11 +383,17 @@ class LibraryStore:
         Words are looked up by the index's Porter stem; a word no chunk holds
         gets the highest weight.
         """
-        words = list(words)
         total = self.indexed_chunks() or 1
+        return {
+            word: math.log(1 + (total - found + 0.5) / (found + 0.5))
+            for word, found in self.chunks_holding(words).items()
+        }
+
+    def chunks_holding(self, words: Iterable[str]) -> dict[str, int]:
+        """How many chunks hold each word, looked up by the index's Porter stem."""
         stems = {word: porter_stem(word) for word in words}
-        found: dict[str, int] = {}
         unique = sorted(set(stems.values()))
+        found: dict[str, int] = {}
         if unique:
             marks = ", ".join("?" for _ in unique)
             found = dict(
@@ -395,10 +401,7 @@ class LibraryStore:
                     f"SELECT term, doc FROM chunks_vocab WHERE term IN ({marks})", unique
                 ).fetchall()
             )
-        return {
-            word: math.log(1 + (total - found.get(s, 0) + 0.5) / (found.get(s, 0) + 0.5))
-            for word, s in stems.items()
-        }
+        return {word: found.get(stem, 0) for word, stem in stems.items()}
 
     def indexed_chunks(self) -> int:
         """How many chunks the full-text index holds, without counting them.

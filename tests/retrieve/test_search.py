@@ -92,3 +92,29 @@ def test_running_heads_are_not_searched_and_prompts_leave_them_out(library, tmp_
     prompt = " ".join(m["content"] for m in backend.requests[0]["messages"])
     assert "HARBOUR BOOK" not in prompt and "CHAPTER ONE" not in prompt
     assert "harbour" in prompt
+
+
+def test_a_large_library_leaves_words_most_chunks_hold_out_of_the_query(
+    library, make_file, monkeypatch
+):
+    import importlib
+
+    search_module = importlib.import_module("reader.retrieve.search")
+    text = "\n\n".join(
+        f"Note {n}: the keeper of the light wrote the log of the "
+        f"{'lighthouse' if n == 7 else 'harbour'}."
+        for n in range(60)
+    )
+    library.ingest(make_file("log.txt", text.encode()))
+    everything = [hit.chunk.id for hit in library.search("the lighthouse keeper")]
+    # Past the size where pruning starts, "the" and "keeper" (in every chunk) are left out...
+    monkeypatch.setattr(search_module, "LARGE_LIBRARY_CHUNKS", 1)
+    assert search_module._without_common_words(library.store, "the lighthouse keeper") == (
+        "lighthouse"
+    )
+    pruned = [hit.chunk.id for hit in library.search("the lighthouse keeper")]
+    # ...and the best chunk is the same one.
+    assert pruned[0] == everything[0]
+    assert "lighthouse" in library.store.chunk(pruned[0]).text
+    # A query of common words only still finds something.
+    assert library.search("the keeper")
