@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -32,11 +31,11 @@ from reader.ingest.workers import (
     extract_file,
 )
 from reader.library import Library
+from reader.stale import stale_documents
+from reader.store.database import LibraryStore
 from reader.store.sources import (
     SourceFile,
-    document_sources,
     record_source,
-    recorded_at,
     recorded_file,
     replace_document,
 )
@@ -111,6 +110,19 @@ class BatchProgress:
         )
 
 
+# A batch that grows a large library by a tenth or more ends by merging its
+# index (see ``LibraryStore.merge_index``); adding a few files does not pay for it.
+MERGE_FROM_CHUNKS = 20_000
+MERGE_GROWTH = 0.1
+
+
+def _worth_merging(indexed_before: int, store: LibraryStore) -> bool:
+    if store.read_only:
+        return False
+    indexed = store.indexed_chunks()
+    return indexed >= MERGE_FROM_CHUNKS and indexed - indexed_before >= MERGE_GROWTH * indexed
+
+
 @dataclass
 class BatchReport:
     outcomes: list[FileOutcome] = field(default_factory=list)
@@ -137,20 +149,6 @@ class BatchReport:
         parts.append(f"{len(self.refused)} refused")
         rate = f", {self.pages / self.seconds:.1f} pages/s" if self.seconds > 0 else ""
         return f"{', '.join(parts)} ({self.pages} pages in {_duration(self.seconds)}{rate})"
-
-
-@dataclass
-class StaleDocument:
-    """A document whose file changed (``changed``: ``path`` holds other content now)
-    or is gone from every path it was ingested from (``gone``)."""
-
-    doc_id: str
-    title: str
-    path: str
-    state: str
-
-    def to_json(self) -> dict[str, object]:
-        return {"doc_id": self.doc_id, "title": self.title, "path": self.path, "state": self.state}
 
 
 @dataclass
@@ -211,6 +209,7 @@ class BatchIngest:
         for index, (folder, reason) in enumerate(selection.unreadable):
             self._finish(index, FileOutcome(folder, "refused", reason=reason))
         pool = ExtractionPool(self.workers) if self.workers > 1 and len(files) > 1 else None
+        indexed_before = self.store.indexed_chunks()
         try:
             self._ingest(files, pool, first_index=len(selection.unreadable))
         except (KeyboardInterrupt, ExtractionCancelled):
@@ -222,6 +221,8 @@ class BatchIngest:
                 else:
                     pool.close()
             self._tell(flush=True)
+        if not self.report.cancelled and _worth_merging(indexed_before, self.store):
+            self.store.merge_index()
         self.report.seconds = time.perf_counter() - self._started
         return self.report
 
@@ -422,53 +423,6 @@ def ingest_paths(
         )
     batch = BatchIngest(library, workers, password, update, on_file, on_progress, cancel)
     return batch.run(selection)
-
-
-def stale_documents(
-    library: Library, folders: Sequence[str | Path] | None = None
-) -> list[StaleDocument]:
-    """Documents whose file changed or is gone, among those ingested from ``folders``
-    (all, when None). A file with the recorded size and time is taken as unchanged
-    without reading it; others are hashed."""
-    store = library.store
-    under = [Path(os.path.realpath(folder)) for folder in folders or ()]
-    recorded = document_sources(store)
-    titles = store.titles(list(recorded))
-    stale = []
-    for doc_id, sources in recorded.items():
-        if under and not any(_inside(Path(s.path), under) for s in sources):
-            continue
-        state, where = "gone", sources[0].path
-        for source in sources:
-            try:
-                status = os.stat(source.path)
-            except OSError:
-                continue
-            if not stat.S_ISREG(status.st_mode):
-                continue  # a folder or a pipe where the file was: reading it could block
-            if source.doc_id == doc_id and source.matches(status):
-                state = "fresh"
-                break
-            holder = recorded_at(store, source.path)
-            if holder is not None and holder.doc_id != doc_id and holder.matches(status):
-                content = holder.doc_id  # another document was ingested from it since
-            else:
-                try:
-                    content = document_id(source.path)
-                except OSError:
-                    continue
-            if content == doc_id:
-                state = "fresh"
-                record_source(store, SourceFile.of(source.path, doc_id, status))
-                break
-            state, where = "changed", source.path
-        if state != "fresh":
-            stale.append(StaleDocument(doc_id, titles.get(doc_id, ""), where, state))
-    return stale
-
-
-def _inside(path: Path, folders: list[Path]) -> bool:
-    return any(path == folder or folder in path.parents for folder in folders)
 
 
 def _died(planned: _Planned) -> Extracted:

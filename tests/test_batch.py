@@ -12,10 +12,11 @@ import pytest
 
 import reader.batch
 from reader.answer.reverify import reverify
-from reader.batch import FileOutcome, ingest_paths, stale_documents
+from reader.batch import FileOutcome, ingest_paths
 from reader.ingest import document_id
 from reader.library import Library
 from reader.records import Answer, AnswerMetrics, CheckedClaim, Claim
+from reader.stale import stale_documents
 
 
 def paragraphs(name: str, count: int = 6) -> str:
@@ -252,3 +253,25 @@ def test_without_update_a_changed_file_is_added_beside_the_old_version(library, 
     update = ingest_paths(library, [], update=True)
     assert [(o.state, o.replaced) for o in update.outcomes] == [("updated", [old_id])]
     assert len(library.documents()) == 4 and stale_documents(library) == []
+
+
+def index_segments(library: Library) -> int:
+    return int(
+        library.store.db.execute("SELECT count(DISTINCT segid) FROM chunks_fts_idx").fetchone()[0]
+    )
+
+
+def test_a_batch_that_grows_a_large_library_merges_its_index(reader_home, tmp_path, monkeypatch):
+    folder = make_folder(tmp_path / "docs")
+    with Library() as library:
+        ingest_paths(library, [folder])
+        assert index_segments(library) > 1  # a small library keeps its segments
+    second = tmp_path / "more"
+    for name in ("epsilon", "zeta", "eta"):
+        (second / f"{name}.txt").parent.mkdir(parents=True, exist_ok=True)
+        (second / f"{name}.txt").write_text(paragraphs(name), encoding="utf-8")
+    monkeypatch.setattr(reader.batch, "MERGE_FROM_CHUNKS", 1)  # as if the library were large
+    with Library() as library:
+        ingest_paths(library, [second])
+        assert index_segments(library) == 1
+        assert library.search("epsilon fee") and library.search("alpha fee")

@@ -189,7 +189,7 @@ def list_documents(stale: bool, as_json: bool) -> None:
 
 
 def _list_stale(as_json: bool) -> None:
-    from reader.batch import stale_documents
+    from reader.stale import stale_documents
 
     with open_library() as library:
         stale = stale_documents(library)
