@@ -21,23 +21,10 @@ from reader.records import Chunk, Document, Furniture, Verification
 from reader.textnorm import normalize_key
 from reader.verify import DocumentVerifier, PassageVerifier
 from reader.verify.passages import NEIGHBOURS, SCOPE
+from tests.books import WORDS as BOOK_WORDS
 
 WORDS = [
-    *[
-        "harbour",
-        "lamp",
-        "keeper",
-        "storm",
-        "ledger",
-        "tide",
-        "mooring",
-        "crown",
-        "spring",
-        "beacon",
-        "rope",
-        "anchor",
-    ],
-    *["island", "channel", "pilot", "cargo", "vessel", "quay", "winter", "signal"],
+    *BOOK_WORDS,
     "\ufb01nal",  # a ligature
     "\u201cquoted\u201d",
     "don\u2019t",
