@@ -19,9 +19,11 @@ from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from reader.config import ocr_settings
 from reader.errors import IngestError, ReaderError
-from reader.ingest import document_id, extractor_for
+from reader.ingest import document_id, extractor_is_current
 from reader.ingest.files import check_document_file
 from reader.ingest.folders import FileSelection, select_files
 from reader.ingest.workers import (
@@ -33,6 +35,10 @@ from reader.ingest.workers import (
 from reader.library import Library
 from reader.stale import stale_documents
 from reader.store.database import LibraryStore
+
+if TYPE_CHECKING:
+    from reader.ingest.ocr import OcrSettings
+
 from reader.store.sources import (
     SourceFile,
     record_source,
@@ -88,6 +94,9 @@ class BatchProgress:
     files_total: int
     pages: int
     seconds: float
+    # Within the file being read in this process: pages done and their total (pages
+    # read by OCR count on top of the text layer's; see ``extract``).
+    file_pages: tuple[int, int] | None = None
 
     @property
     def rate(self) -> float:
@@ -104,11 +113,16 @@ class BatchProgress:
     def line(self) -> str:
         eta = self.eta
         left = "" if eta is None else f", {_duration(eta)} left"
+        within = ""
+        if self.file_pages is not None:
+            within = f"; this file: {self.file_pages[0]} of {self.file_pages[1]} pages"
         return (
             f"{self.files_done}/{self.files_total} files, {self.pages} pages, "
-            f"{self.rate:.1f} pages/s{left}"
+            f"{self.rate:.1f} pages/s{left}{within}"
         )
 
+
+PROGRESS_INTERVAL = 0.5  # seconds between reports of pages within one file
 
 # A batch that grows a large library by a tenth or more ends by merging its
 # index (see ``LibraryStore.merge_index``); adding a few files does not pay for it.
@@ -174,8 +188,10 @@ class BatchIngest:
         on_file: Callable[[FileOutcome], None] | None = None,
         on_progress: Callable[[BatchProgress], None] | None = None,
         cancel: threading.Event | None = None,
+        ocr: OcrSettings | None = None,
     ) -> None:
         self.library = library
+        self.ocr = ocr or ocr_settings()
         self.store = library.store
         self.workers = workers
         self.password = password
@@ -185,9 +201,9 @@ class BatchIngest:
         self.cancel = cancel or threading.Event()
         self.report = BatchReport()
         self._replaces: dict[str, list[str]] = {}
-        self._extractors: dict[str, str] = {}
         self._total = 0
         self._started = 0.0
+        self._last_report = 0.0
         # Outcomes arrive in the order workers finish; they are told in the files' order.
         self._waiting: dict[int, FileOutcome] = {}
         self._told = 0
@@ -245,7 +261,8 @@ class BatchIngest:
                 if pool is None:
                     self._store(planned, self._extract_here(planned))
                 else:
-                    pending[pool.submit(planned.path, planned.doc_id, self.password)] = planned
+                    submitted = pool.submit(planned.path, planned.doc_id, self.password, self.ocr)
+                    pending[submitted] = planned
                 continue
             assert pool is not None
             done, _ = wait(pending, timeout=_CANCEL_POLL, return_when=FIRST_COMPLETED)
@@ -268,11 +285,12 @@ class BatchIngest:
                 self._store(planned, extracted)
 
     def _extract_here(self, planned: _Planned) -> Extracted:
-        def progress(_done: int, _total: int) -> None:
+        def progress(done: int, total: int) -> None:
             if self.cancel.is_set():
                 raise ExtractionCancelled("Ingest cancelled.")
+            self._report_progress((done, total))
 
-        return extract_file(planned.path, planned.doc_id, self.password, progress)
+        return extract_file(planned.path, planned.doc_id, self.password, progress, self.ocr)
 
     def _plan(self, index: int, path: Path) -> _Planned | None:
         """Finish a file that needs no extraction and return None; else what to extract."""
@@ -286,7 +304,7 @@ class BatchIngest:
                 recorded is not None
                 and not replaces
                 and recorded.source.matches(status)
-                and recorded.extractor == self._extractor(path)
+                and extractor_is_current(recorded.extractor, path, self.ocr)
             ):
                 self._finish(index, self._known(path, recorded.source.doc_id, "unchanged"))
                 return None
@@ -295,7 +313,7 @@ class BatchIngest:
             if recorded is not None and recorded.source.doc_id not in (doc_id, *previous):
                 previous.append(recorded.source.doc_id)
             source = SourceFile.of(path, doc_id, status)
-            if self.store.document_extractor(doc_id) == self._extractor(path):
+            if extractor_is_current(self.store.document_extractor(doc_id), path, self.ocr):
                 record_source(self.store, source)
                 outcome = self._known(path, doc_id, "unchanged")
                 self._finish(index, self._replace(outcome, previous))
@@ -367,16 +385,18 @@ class BatchIngest:
             chunks=row[4],
         )
 
-    def _extractor(self, path: Path) -> str:
-        kind = path.suffix.lower()
-        if kind not in self._extractors:
-            self._extractors[kind] = extractor_for(path)
-        return self._extractors[kind]
-
     def _finish(self, index: int, outcome: FileOutcome) -> None:
         self._waiting[index] = outcome
         self.report.outcomes.append(outcome)
         self._tell()
+        self._report_progress(None)
+
+    def _report_progress(self, file_pages: tuple[int, int] | None) -> None:
+        now = time.perf_counter()
+        # Within a file, at most twice a second: a log gets a line, not one per page.
+        if file_pages is not None and now - self._last_report < PROGRESS_INTERVAL:
+            return
+        self._last_report = now
         if self.on_progress is not None:
             self.on_progress(
                 BatchProgress(
@@ -384,6 +404,7 @@ class BatchIngest:
                     self._total,
                     self.report.pages,
                     time.perf_counter() - self._started,
+                    file_pages,
                 )
             )
 
@@ -410,6 +431,7 @@ def ingest_paths(
     on_file: Callable[[FileOutcome], None] | None = None,
     on_progress: Callable[[BatchProgress], None] | None = None,
     cancel: threading.Event | None = None,
+    ocr: OcrSettings | None = None,
 ) -> BatchReport:
     """Walk ``paths`` and ingest what they hold (see ``BatchIngest``); with ``update``
     and no paths, the new versions of every changed file in the library."""
@@ -421,7 +443,7 @@ def ingest_paths(
             f"{folders} holds no files matching {', '.join(include) or 'the document kinds'}; "
             "give --glob PATTERN to choose other files."
         )
-    batch = BatchIngest(library, workers, password, update, on_file, on_progress, cancel)
+    batch = BatchIngest(library, workers, password, update, on_file, on_progress, cancel, ocr)
     return batch.run(selection)
 
 

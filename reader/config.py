@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
+
+if TYPE_CHECKING:
+    from reader.ingest.ocr import OcrSettings
 
 HOME_VARIABLE = "READER_HOME"
 
@@ -33,6 +37,9 @@ SETTINGS_DEFAULTS: dict[str, object] = {
     "threads": None,  # None: the cores no other program is busy on (up to 8), per generation
     "context_size": 4096,
     "mode": "auto",
+    # Pages without a usable text layer are read by OCR: auto (when needed), always, never.
+    "ocr_mode": "auto",
+    "ocr_languages": "eng",  # Tesseract language codes joined with +, e.g. eng+deu
 }
 
 
@@ -62,3 +69,14 @@ def save_settings(settings: dict[str, object]) -> None:
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(known, indent=2), encoding="utf-8")
     temporary.replace(path)
+
+
+def ocr_settings(mode: str | None = None, languages: str | None = None) -> OcrSettings:
+    """OCR settings: the given values over the user's settings."""
+    from reader.ingest.ocr import OcrSettings
+
+    settings = load_settings()
+    return OcrSettings.parse(
+        mode or str(settings.get("ocr_mode") or "auto"),
+        languages or str(settings.get("ocr_languages") or "eng"),
+    )

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reader.config import library_path
+from reader.config import library_path, ocr_settings
 from reader.errors import DocumentNotFoundError
-from reader.ingest import document_id, extractor_for, read_document
+from reader.ingest import document_id, extractor_is_current, read_document
 from reader.ingest.files import check_document_file
 from reader.records import Chunk, Document, SearchHit
 from reader.retrieve import search
@@ -21,6 +21,7 @@ from reader.verify.passages import PageStarts
 
 if TYPE_CHECKING:
     from reader.ingest.extract import ProgressCallback
+    from reader.ingest.ocr import OcrSettings
 
 
 @dataclass
@@ -68,17 +69,20 @@ class Library:
         path: str | Path,
         password: str | None = None,
         progress: ProgressCallback | None = None,
+        ocr: OcrSettings | None = None,
     ) -> IngestResult:
         """Add a file to the library; a file already there (same bytes, same
         extractor) is left as it is."""
         path = check_document_file(path)
         status = os.stat(path)
         doc_id = document_id(path)
-        stored_extractor = self.store.document_extractor(doc_id)
-        if stored_extractor is not None and stored_extractor == extractor_for(path):
+        ocr = ocr or ocr_settings()
+        if extractor_is_current(self.store.document_extractor(doc_id), path, ocr):
             record_source(self.store, SourceFile.of(path, doc_id, status))
             return self._result(path, doc_id, added=False)
-        document, chunks = read_document(path, password=password, progress=progress, doc_id=doc_id)
+        document, chunks = read_document(
+            path, password=password, progress=progress, doc_id=doc_id, ocr=ocr
+        )
         self.store.add_document(document, chunks, source=SourceFile.of(path, doc_id, status))
         self.forget_verifier(doc_id)
         return self._result(path, doc_id, added=True, chunks=len(chunks), document=document)

@@ -51,6 +51,33 @@ def furniture_from_json(items: Any) -> tuple[Furniture, ...]:
 
 
 @dataclass(frozen=True, slots=True)
+class OcrPageInfo:
+    """A page whose text was read from its image by OCR: how sure the engine was
+    (mean word confidence, 0 to 100), how far the image was turned to read it,
+    and which engine and languages read it."""
+
+    page: int
+    confidence: float
+    turned: int = 0
+    engine: str = ""
+
+    def to_json(self) -> list[object]:
+        return [self.page, round(self.confidence, 1), self.turned, self.engine]
+
+
+@dataclass(frozen=True, slots=True)
+class OcrConfidence:
+    """How sure OCR was (0 to 100) of the word at ``[start, end)`` of the canonical text."""
+
+    start: int
+    end: int
+    confidence: float
+
+
+OcrBox = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True, slots=True)
 class Chunk:
     """A retrievable passage: ``text == canonical[start:end]`` always holds.
 
@@ -124,6 +151,12 @@ class Document:
     warnings: list[str] = field(default_factory=list)
     ingested_at: str = ""
     furniture: list[Furniture] = field(default_factory=list)
+    ocr_pages: list[OcrPageInfo] = field(default_factory=list)
+    ocr_words: list[OcrConfidence] = field(default_factory=list)
+    # Per OCR'd page (1-based), a box per character of the page's text, as PyMuPDF
+    # gives for a text layer; filled at ingest and stored, then read back per page
+    # (``LibraryStore.ocr_boxes``) when a page is drawn, not with the document.
+    ocr_boxes: dict[int, list[OcrBox | None]] = field(default_factory=dict)
 
     @property
     def pages(self) -> int:
@@ -136,6 +169,9 @@ class Document:
     def page_of(self, offset: int) -> int:
         """1-based page number holding ``offset``."""
         return max(1, bisect_right(self.page_starts, offset))
+
+    def ocr_page_numbers(self) -> list[int]:
+        return [info.page for info in self.ocr_pages]
 
     def page_range(self, page: int) -> tuple[int, int]:
         """``[start, end)`` offsets of a 1-based page."""

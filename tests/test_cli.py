@@ -106,7 +106,17 @@ def test_chunks_json_schema(make_file):
     chunks = json.loads(completed.stdout)
     assert chunks
     for chunk in chunks:
-        assert set(chunk) == {"id", "doc_id", "start", "end", "text", "heading", "pages", "url"}
+        assert set(chunk) == {
+            "id",
+            "doc_id",
+            "start",
+            "end",
+            "text",
+            "heading",
+            "pages",
+            "url",
+            "ocr_pages",
+        }
         assert TEXT[chunk["start"] : chunk["end"]] == chunk["text"]
         assert chunk["url"] == f"reader://{chunk['doc_id']}#{chunk['start']}-{chunk['end']}"
         assert chunk["pages"] == [1]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from reader.commands import EXPECTED_FAILURE, cli, echo_json, open_library
+from reader.config import ocr_settings
 from reader.errors import ReaderError
 from reader.textsafe import one_line
 
@@ -54,6 +55,19 @@ if TYPE_CHECKING:
     help="Replace the old version of each changed file by its new one; answers that cited "
     "the old version move to the new one. Without PATHS: every changed file in the library.",
 )
+@click.option(
+    "--ocr",
+    "ocr_mode",
+    type=click.Choice(["auto", "always", "never"]),
+    help="Read pages by OCR: auto, pages without a usable text layer (the default, or as "
+    "set in Settings); always, every page; never.",
+)
+@click.option(
+    "--ocr-lang",
+    metavar="CODES",
+    help="OCR languages as Tesseract codes joined with +, e.g. eng+deu or chi_sim "
+    "(default: eng, or as set in Settings).",
+)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per file.")
 def ingest(
     paths: tuple[Path, ...],
@@ -63,6 +77,8 @@ def ingest(
     exclude: tuple[str, ...],
     workers: int | None,
     update: bool,
+    ocr_mode: str | None,
+    ocr_lang: str | None,
     as_json: bool,
 ) -> None:
     from reader.batch import ingest_paths
@@ -70,8 +86,10 @@ def ingest(
 
     if not paths and not update:
         raise ReaderError("Give the files or folders to ingest (or --update alone).")
+    ocr = ocr_settings(ocr_mode, ocr_lang)
     many = len(paths) != 1 or Path(paths[0]).is_dir() or update
-    progress = IngestProgressLine(enabled=many)
+    # One file: a line on a terminal only (OCR can take minutes), none in a log.
+    progress = IngestProgressLine(enabled=many or sys.stderr.isatty())
 
     def on_file(outcome: FileOutcome) -> None:
         progress.clear()
@@ -98,6 +116,7 @@ def ingest(
             update=update,
             on_file=on_file,
             on_progress=progress.show,
+            ocr=ocr,
         )
     progress.clear()
     if many:
@@ -182,10 +201,17 @@ def list_documents(stale: bool, as_json: bool) -> None:
         echo_json(documents)
         return
     for document in documents:
+        ocr_pages = document["ocr_pages"]
+        assert isinstance(ocr_pages, list)
+        ocr = f"{_page_count(len(ocr_pages))} read by OCR, " if ocr_pages else ""
         click.echo(
             f"{document['id']}  {one_line(str(document['title']))}  ({document['pages']} pages, "
-            f"{document['chunks']} chunks)  {one_line(str(document['path']))}"
+            f"{ocr}{document['chunks']} chunks)  {one_line(str(document['path']))}"
         )
+
+
+def _page_count(count: int) -> str:
+    return f"{count} page" + ("" if count == 1 else "s")
 
 
 def _list_stale(as_json: bool) -> None:
@@ -221,16 +247,23 @@ def chunks(doc: str, password: str | None, as_json: bool) -> None:
     with open_library() as library:
         document = library.resolve(doc, password=password)
         items = library.chunks(document.id)
+    read_by_ocr = set(document.ocr_page_numbers())
     if as_json:
-        echo_json([chunk.to_json() for chunk in items])
+        echo_json(
+            [
+                {**chunk.to_json(), "ocr_pages": sorted(read_by_ocr.intersection(chunk.pages))}
+                for chunk in items
+            ]
+        )
         return
     for chunk in items:
         pages = f"p{chunk.page_start}" + (
             f"-{chunk.page_end}" if chunk.page_end != chunk.page_start else ""
         )
+        ocr = "  (OCR)" if read_by_ocr.intersection(chunk.pages) else ""
         heading = f"  [{one_line(chunk.heading_path)}]" if chunk.heading else ""
         preview = one_line(chunk.text)[:80]
-        click.echo(f"{chunk.id}  {chunk.start}-{chunk.end}  {pages}{heading}  {preview}")
+        click.echo(f"{chunk.id}  {chunk.start}-{chunk.end}  {pages}{ocr}{heading}  {preview}")
 
 
 @cli.command(help="Full-text search (BM25) over the library or one document.")

@@ -15,8 +15,9 @@ from reader.records import Chunk, Document
 
 if TYPE_CHECKING:
     from reader.ingest.extract import ProgressCallback
+    from reader.ingest.ocr import OcrSettings
 
-__all__ = ["document_id", "extractor_for", "read_document"]
+__all__ = ["document_id", "extractor_for", "extractor_is_current", "read_document"]
 
 
 def document_id(path: str | Path) -> str:
@@ -37,17 +38,32 @@ def extractor_for(path: str | Path) -> str:
     return TEXT_EXTRACTOR if kind in ("text", "markdown") else pymupdf_extractor_version()
 
 
+def extractor_is_current(stored: str | None, path: str | Path, ocr: OcrSettings) -> bool:
+    """Whether a document stored by extractor ``stored`` is what ingesting ``path``
+    with ``ocr`` would give now: the same extractor, and OCR as asked (every page
+    read by OCR for ``always``, in the same languages, none for ``never``)."""
+    if stored is None:
+        return False
+    base, _, read_by_ocr = stored.partition("+ocr-")
+    if base != extractor_for(path):
+        return False
+    if not read_by_ocr:
+        return ocr.mode != "always"
+    return ocr.mode != "never" and read_by_ocr.endswith("-" + ocr.language_tag)
+
+
 def read_document(
     path: str | Path,
     password: str | None = None,
     progress: ProgressCallback | None = None,
     doc_id: str | None = None,
+    ocr: OcrSettings | None = None,
 ) -> tuple[Document, list[Chunk]]:
     """Extract and chunk the file at ``path`` (nothing is stored)."""
     from reader.ingest.extract import extract
 
     path = Path(path)
-    extraction = extract(path, password=password, progress=progress)
+    extraction = extract(path, password=password, progress=progress, ocr=ocr)
     doc_id = doc_id or document_id(path)
     document = Document(
         id=doc_id,
@@ -60,6 +76,9 @@ def read_document(
         headings=extraction.headings,
         warnings=extraction.warnings,
         furniture=extraction.furniture,
+        ocr_pages=extraction.ocr_pages,
+        ocr_words=extraction.ocr_words,
+        ocr_boxes=extraction.ocr_boxes,
     )
     chunks = chunk_text(
         doc_id, extraction.text, extraction.page_starts, extraction.headings, extraction.furniture

@@ -26,8 +26,16 @@ from reader.errors import (
 )
 from reader.ingest.files import check_document_file
 from reader.ingest.furniture import PageLayout, find_furniture
+from reader.ingest.hocr import ScannedPage, scanned_page
 from reader.ingest.layout import LAYOUT_VERSION, TextBlock, page_blocks
-from reader.records import Furniture, Heading
+from reader.ingest.ocr import (
+    OcrSettings,
+    find_tesseract,
+    page_needs_ocr,
+    read_pages,
+    require_tesseract,
+)
+from reader.records import Furniture, Heading, OcrBox, OcrConfidence, OcrPageInfo
 
 PYMUPDF_TYPES = {
     ".pdf": "pdf",
@@ -67,6 +75,9 @@ class Extraction:
     headings: list[Heading] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     furniture: list[Furniture] = field(default_factory=list)
+    ocr_pages: list[OcrPageInfo] = field(default_factory=list)
+    ocr_words: list[OcrConfidence] = field(default_factory=list)
+    ocr_boxes: dict[int, list[OcrBox | None]] = field(default_factory=dict)
 
 
 def pymupdf_extractor_version() -> str:
@@ -90,16 +101,24 @@ def detect_kind(path: Path) -> str:
 
 
 def extract(
-    path: str | Path, password: str | None = None, progress: ProgressCallback | None = None
+    path: str | Path,
+    password: str | None = None,
+    progress: ProgressCallback | None = None,
+    ocr: OcrSettings | None = None,
 ) -> Extraction:
-    """Extract the canonical text of the file at ``path``."""
+    """Extract the canonical text of the file at ``path``; pages without a usable
+    text layer are read by OCR as ``ocr`` says (by default: when needed, in English).
+
+    ``progress(done, total)`` counts pages read from their text layer, then pages
+    read by OCR on top (``total`` grows by the OCR'd pages once they are known).
+    """
     path = check_document_file(path)
     if path.stat().st_size == 0:
         raise EmptyDocumentError(f"{path.name} is empty (0 bytes): there is nothing to read.")
     kind = detect_kind(path)
     if kind in ("text", "markdown"):
         return _extract_text(path, kind)
-    return _extract_pymupdf(path, kind, password, progress)
+    return _extract_pymupdf(path, kind, password, progress, ocr or OcrSettings())
 
 
 # -- PyMuPDF documents -------------------------------------------------------
@@ -128,7 +147,11 @@ def _open_pymupdf(path: Path, kind: str, password: str | None) -> pymupdf.Docume
 
 
 def _extract_pymupdf(
-    path: Path, kind: str, password: str | None, progress: ProgressCallback | None
+    path: Path,
+    kind: str,
+    password: str | None,
+    progress: ProgressCallback | None,
+    ocr: OcrSettings,
 ) -> Extraction:
     document = _open_pymupdf(path, kind, password)
     with document:
@@ -149,19 +172,30 @@ def _extract_pymupdf(
         page_block_lists: list[list[TextBlock]] = []
         page_heights: list[float] = []
         unreadable: list[int] = []
+        scanned: list[int] = []
         for number in range(page_count):
             try:
                 page = document[number]
                 page_heights.append(page.rect.height)
                 blocks = page_blocks(page)
+                text = "\n\n".join(block.text for block in blocks)
+                if page_needs_ocr(page, text, ocr.mode):
+                    scanned.append(number)
             except Exception:
-                blocks = []
+                blocks, text = [], ""
                 unreadable.append(number + 1)
                 page_heights.append(0.0)
             page_block_lists.append(blocks)
-            page_texts.append("\n\n".join(block.text for block in blocks))
+            page_texts.append(text)
             if progress is not None:
                 progress(number + 1, page_count)
+
+        read_by_ocr, ocr_warning, engine_name = _read_scanned(
+            path, document, scanned, ocr, progress, page_count
+        )
+        for number, scanned_result in read_by_ocr.items():
+            page_block_lists[number] = scanned_result.blocks
+            page_texts[number] = "\n\n".join(block.text for block in scanned_result.blocks)
 
         try:
             toc = document.get_toc(simple=True)
@@ -172,10 +206,13 @@ def _extract_pymupdf(
     text, page_starts = _join_pages(page_texts)
     visible = len(text) - len(_WHITESPACE.findall(text))
     if visible == 0:
-        raise NoTextLayerError(
-            f"{path.name} has no text layer (it looks scanned): run OCR on it first, "
-            "for example `ocrmypdf in.pdf out.pdf`, and ingest the result."
-        )
+        if ocr.mode == "never":
+            advice = " (it looks scanned): ingest it with --ocr auto to read it by OCR"
+        elif ocr_warning:
+            advice = f" (it looks scanned) and {ocr_warning}"
+        else:
+            advice = ": its pages are blank"
+        raise NoTextLayerError(f"{path.name} has no text layer{advice}.")
     if len(_UNMAPPED.findall(text)) > 0.5 * visible:
         raise NoTextLayerError(
             f"{path.name} has no usable text layer (its fonts carry no character "
@@ -188,7 +225,14 @@ def _extract_pymupdf(
         verb = "has" if len(empty_pages) == 1 else "have"
         warnings.append(
             f"{len(empty_pages)} of {page_count} pages {verb} no text (scanned or blank): "
-            f"{_page_list(empty_pages)} cannot be searched or cited."
+            f"{_page_list(empty_pages)} cannot be searched or cited"
+            + (f"; {ocr_warning}." if ocr_warning else ".")
+        )
+    if read_by_ocr:
+        verb = "was" if len(read_by_ocr) == 1 else "were"
+        warnings.append(
+            f"{_page_list([n + 1 for n in read_by_ocr])} {verb} read from the page image by "
+            "OCR: quotes from them are checked against what OCR read."
         )
     if unreadable:
         verb = "was" if len(unreadable) == 1 else "were"
@@ -207,16 +251,67 @@ def _extract_pymupdf(
             )
         ]
     )
-    return Extraction(
+    extraction = Extraction(
         text=text,
         page_starts=page_starts,
         kind=kind,
         title=title[:200],
-        extractor=pymupdf_extractor_version(),
+        extractor=pymupdf_extractor_version() + (f"+{engine_name}" if read_by_ocr else ""),
         headings=headings,
         warnings=warnings,
         furniture=furniture,
     )
+    for number, scanned_result in sorted(read_by_ocr.items()):
+        start = page_starts[number]
+        extraction.ocr_pages.append(
+            OcrPageInfo(number + 1, scanned_result.confidence, scanned_result.turned, engine_name)
+        )
+        extraction.ocr_words.extend(
+            OcrConfidence(start + low, start + high, confidence)
+            for low, high, confidence in scanned_result.words
+        )
+        extraction.ocr_boxes[number + 1] = scanned_result.boxes
+    return extraction
+
+
+def _read_scanned(
+    path: Path,
+    document: pymupdf.Document,
+    numbers: list[int],
+    ocr: OcrSettings,
+    progress: ProgressCallback | None,
+    page_count: int,
+) -> tuple[dict[int, ScannedPage], str, str]:
+    """The pages ``numbers`` read by OCR; a warning if they could not be; the engine's
+    name. Without Tesseract, ``auto`` leaves the pages empty and says why."""
+    if not numbers:
+        return {}, "", ""
+    if ocr.mode == "auto" and find_tesseract() is None:
+        return (
+            {},
+            "OCR, which would read them, is not installed (sudo apt install tesseract-ocr)",
+            "",
+        )
+    engine = require_tesseract(ocr.languages)
+    name = f"ocr-tesseract-{engine.version}-{ocr.language_tag}"
+    total = page_count + len(numbers)
+
+    def waiting(done: int) -> None:
+        if progress is not None:
+            progress(page_count + done, total)
+
+    results: dict[int, ScannedPage] = {}
+    blank = []
+    for done, (number, page) in enumerate(
+        read_pages(document, numbers, engine, ocr.languages, waiting), start=1
+    ):
+        if page.words():
+            results[number] = scanned_page(page)
+        else:
+            blank.append(number + 1)
+        waiting(done)
+    found_nothing = f"OCR found no text on {_page_list(blank)}" if blank else ""
+    return results, found_nothing, name
 
 
 def _join_pages(page_texts: list[str]) -> tuple[str, list[int]]:

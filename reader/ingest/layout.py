@@ -175,13 +175,18 @@ def page_text_with_boxes(page: pymupdf.Page) -> tuple[str, list[Box | None]]:
     return "".join(parts), boxes
 
 
-def span_rects(page: pymupdf.Page, start: int, end: int) -> list[pymupdf.Rect]:
+def span_rects(
+    page: pymupdf.Page, start: int, end: int, boxes: Sequence[Box | None] | None = None
+) -> list[pymupdf.Rect]:
     """Rectangles covering characters ``[start, end)`` of the page's text.
 
     Offsets are relative to the page's first character. One rectangle is
     returned per line touched, which is what a highlighter wants to paint.
+    ``boxes`` are the page's character boxes when its text was read by OCR
+    (stored at ingest); else they come from the page's text layer.
     """
-    _, boxes = page_text_with_boxes(page)
+    if boxes is None:
+        _, boxes = page_text_with_boxes(page)
     rects: list[pymupdf.Rect] = []
     current: pymupdf.Rect | None = None
     for box in boxes[max(0, start) : max(0, end)]:
@@ -206,11 +211,13 @@ def render_page(
     password: str | None = None,
     spans: Sequence[tuple[int, int]] = (),
     zoom: float = 1.5,
+    ocr_boxes: Sequence[Box | None] | None = None,
 ) -> tuple[int, int, int, bytes, list[tuple[float, float, float, float]]]:
     """Render a 1-based page; also the pixel rectangles of page-relative spans.
 
     Returns ``(width, height, stride, rgb_samples, rects)``. Opens and closes
     the document itself, so a caller never shares one across threads.
+    ``ocr_boxes``: the page's character boxes, if its text was read by OCR.
     """
     with pymupdf.open(path) as document:
         if document.needs_pass:
@@ -220,7 +227,7 @@ def render_page(
         pixmap = page.get_pixmap(matrix=matrix, alpha=False)
         rects = []
         for start, end in spans:
-            for rect in span_rects(page, start, end):
+            for rect in span_rects(page, start, end, ocr_boxes):
                 shown = rect * page.rotation_matrix * matrix
                 rects.append((shown.x0, shown.y0, shown.x1, shown.y1))
         return pixmap.width, pixmap.height, pixmap.stride, bytes(pixmap.samples), rects

@@ -23,6 +23,7 @@ from reader.records import Chunk, Document
 
 if TYPE_CHECKING:
     from reader.ingest.extract import ProgressCallback
+    from reader.ingest.ocr import OcrSettings
 
 # Documents a worker reads before it is replaced by a fresh process.
 DOCUMENTS_PER_WORKER = 20
@@ -55,13 +56,16 @@ def extract_file(
     doc_id: str,
     password: str | None = None,
     progress: ProgressCallback | None = None,
+    ocr: OcrSettings | None = None,
 ) -> Extracted:
     """Read ``path`` (in this process); every failure but a cancel becomes a refusal,
     so one bad file never stops the others."""
     from reader.ingest import read_document
 
     try:
-        document, chunks = read_document(path, password=password, progress=progress, doc_id=doc_id)
+        document, chunks = read_document(
+            path, password=password, progress=progress, doc_id=doc_id, ocr=ocr
+        )
     except ExtractionCancelled:
         raise
     except ReaderError as error:
@@ -116,8 +120,10 @@ class ExtractionPool:
             max_tasks_per_child=DOCUMENTS_PER_WORKER,
         )
 
-    def submit(self, path: Path, doc_id: str, password: str | None) -> Future[Extracted]:
-        return self._executor.submit(extract_file, path, doc_id, password)
+    def submit(
+        self, path: Path, doc_id: str, password: str | None, ocr: OcrSettings | None = None
+    ) -> Future[Extracted]:
+        return self._executor.submit(extract_file, path, doc_id, password, None, ocr)
 
     def restart(self) -> None:
         """Replace a pool whose worker died (killed, out of memory, crashed in C)."""

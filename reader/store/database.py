@@ -28,10 +28,12 @@ from reader.records import (
     Chunk,
     Document,
     Heading,
+    OcrBox,
+    OcrPageInfo,
     answer_from_json,
     furniture_from_json,
 )
-from reader.store import health
+from reader.store import health, ocr_pages
 from reader.store.migrations import apply_migrations, pending_migrations
 from reader.store.sources import SourceFile, write_source
 from reader.textnorm import porter_stem, search_form
@@ -171,8 +173,8 @@ class LibraryStore:
                 self.delete_document_rows(document.id)
                 conn.execute(
                     "INSERT INTO documents (id, title, path, kind, pages, chars, extractor, "
-                    "ingested_at, page_starts, headings, warnings, text, furniture) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "ingested_at, page_starts, headings, warnings, text, furniture, ocr) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
                         document.id,
                         document.title,
@@ -187,8 +189,10 @@ class LibraryStore:
                         json.dumps(document.warnings),
                         document.text,
                         json.dumps([item.to_json() for item in document.furniture]),
+                        json.dumps([info.to_json() for info in document.ocr_pages]),
                     ],
                 )
+                ocr_pages.write_pages(conn, document)
                 self._insert_chunks(chunks)
                 if source is not None:
                     write_source(conn, source)
@@ -197,6 +201,10 @@ class LibraryStore:
                 f"Could not save {document.path} to the library ({error}); nothing was changed"
                 + ("; free some disk space and try again." if health.is_disk_full(error) else ".")
             ) from None
+
+    def ocr_boxes(self, doc_id: str, page: int) -> list[OcrBox | None] | None:
+        """A box per character of an OCR'd page's text; None if the page has a text layer."""
+        return ocr_pages.page_boxes(self.db.conn, doc_id, page)
 
     def _insert_chunks(self, chunks: list[Chunk]) -> None:
         conn = self.db.conn
@@ -239,6 +247,7 @@ class LibraryStore:
             [doc_id],
         )
         conn.execute("DELETE FROM chunks WHERE doc_id = ?", [doc_id])
+        conn.execute("DELETE FROM ocr_pages WHERE doc_id = ?", [doc_id])
         conn.execute("DELETE FROM documents WHERE id = ?", [doc_id])
 
     def rebuild_index(self) -> int:
@@ -278,14 +287,14 @@ class LibraryStore:
     def get_document(self, doc_id: str) -> Document:
         row = self.db.execute(
             "SELECT id, title, path, kind, extractor, ingested_at, page_starts, headings, "
-            "warnings, text, furniture FROM documents WHERE id = ?",
+            "warnings, text, furniture, ocr FROM documents WHERE id = ?",
             [doc_id],
         ).fetchone()
         if row is None:
             raise DocumentNotFoundError(
                 f"No document with id {doc_id} in the library; `reader list` shows what is there."
             )
-        return Document(
+        document = Document(
             id=row[0],
             title=row[1],
             path=row[2],
@@ -297,7 +306,11 @@ class LibraryStore:
             warnings=json.loads(row[8]),
             text=row[9],
             furniture=list(furniture_from_json(json.loads(row[10]))),
+            ocr_pages=[OcrPageInfo(*item) for item in json.loads(row[11])],
         )
+        if document.ocr_pages:
+            document.ocr_words = ocr_pages.word_confidences(self.db.conn, doc_id)
+        return document
 
     def find_document_ids(self, prefix: str) -> list[str]:
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -331,7 +344,7 @@ class LibraryStore:
     def list_documents(self) -> list[dict[str, object]]:
         rows = self.db.execute(
             "SELECT d.id, d.title, d.path, d.kind, d.pages, d.chars, d.extractor, d.ingested_at, "
-            "d.warnings, (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id) "
+            "d.warnings, (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id), d.ocr "
             "FROM documents d ORDER BY d.ingested_at, d.title"
         ).fetchall()
         keys = [
@@ -345,11 +358,13 @@ class LibraryStore:
             "ingested_at",
             "warnings",
             "chunks",
+            "ocr_pages",
         ]
         documents = []
         for row in rows:
             record = dict(zip(keys, row, strict=True))
             record["warnings"] = json.loads(str(record["warnings"]))
+            record["ocr_pages"] = [item[0] for item in json.loads(str(record["ocr_pages"]))]
             documents.append(record)
         return documents
 

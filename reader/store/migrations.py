@@ -188,3 +188,22 @@ def source_files(db: sqlite_utils.Database) -> None:
     )
     db.execute("CREATE INDEX source_files_by_doc ON source_files (doc_id)")
     db.execute("INSERT OR IGNORE INTO source_files (path, doc_id) SELECT path, id FROM documents")
+
+
+@migration(7)
+def ocr_pages(db: sqlite_utils.Database) -> None:
+    """Pages read by OCR: per document, which pages, how sure the engine was, and
+    per page the confidence of each word and a box per character (zlib-compressed
+    JSON), which draw a quote on the page image as a text layer's boxes do."""
+    db.execute("ALTER TABLE documents ADD COLUMN ocr TEXT NOT NULL DEFAULT '[]'")
+    db.execute(
+        """
+        CREATE TABLE ocr_pages (
+            doc_id TEXT NOT NULL,
+            page INTEGER NOT NULL,
+            words BLOB NOT NULL,
+            boxes BLOB NOT NULL,
+            PRIMARY KEY (doc_id, page)
+        )
+        """
+    )

@@ -181,9 +181,15 @@ class AskingMixin:
             if low < page_end
         ]
         path, password = document.path, self.passwords.get(document.id)
+        # A page read by OCR has no text layer to take boxes from: they were stored.
+        ocr_boxes = (
+            self.library.store.ocr_boxes(document.id, page)
+            if page in document.ocr_page_numbers()
+            else None
+        )
 
         def work(report: Callable[[Any], None], cancel: threading.Event) -> Any:
-            return render_page(path, page, password=password, spans=relative)
+            return render_page(path, page, password=password, spans=relative, ocr_boxes=ocr_boxes)
 
         def done(result: Any) -> None:
             width, height, stride, samples, rects = result

@@ -12,6 +12,7 @@ from reader.errors import (
 )
 from reader.ingest import document_id, read_document
 from reader.ingest.extract import extract
+from reader.ingest.ocr import OcrSettings
 
 PARAGRAPH = "Reader keeps every offset honest. Quotes are checked by a program."
 
@@ -75,7 +76,7 @@ def test_encrypted_pdf_needs_the_right_password(make_pdf):
     assert extract(path, password="s3cret").text == PARAGRAPH
 
 
-def test_scanned_pdf_says_to_run_ocr(tmp_path):
+def test_scanned_pdf_without_ocr_says_to_read_it_by_ocr(tmp_path):
     document = pymupdf.open()
     page = document.new_page()
     pixmap = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 40, 40), False)
@@ -83,7 +84,10 @@ def test_scanned_pdf_says_to_run_ocr(tmp_path):
     page.insert_image(pymupdf.Rect(50, 50, 300, 300), pixmap=pixmap)
     path = tmp_path / "scan.pdf"
     document.save(path)
-    with pytest.raises(NoTextLayerError, match="OCR"):
+    with pytest.raises(NoTextLayerError, match=r"looks scanned.*--ocr auto"):
+        extract(path, ocr=OcrSettings("never"))
+    # A scan of a blank sheet: OCR runs and says it found nothing.
+    with pytest.raises(NoTextLayerError, match="OCR found no text on page 1"):
         extract(path)
 
 
