@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -32,7 +33,15 @@ from reader.config import library_path
 from reader.errors import LibraryReadOnlyError, ReaderError, StoreError
 from reader.ingest import document_id, read_document
 from reader.ingest.chunking import chunk_text
-from reader.records import Chunk, Document, Heading, furniture_from_json
+from reader.ingest.ocr import OcrSettings
+from reader.records import (
+    Chunk,
+    Document,
+    Heading,
+    OcrConfidence,
+    OcrPageInfo,
+    furniture_from_json,
+)
 from reader.store import LibraryStore, health
 from reader.store.sources import SourceFile
 
@@ -197,7 +206,7 @@ def _salvage_documents(
             document, chunks = stored
             report.kept.append(title)
         else:
-            rebuilt, reason = _reread(Path(str(meta[2])), doc_id)
+            rebuilt, reason = _reread(Path(str(meta[2])), doc_id, str(meta[4]))
             if rebuilt is None:
                 report.lost.append(f"{title} ({doc_id}): {reason}")
                 continue
@@ -254,7 +263,9 @@ def _stored_document(
         )
         stored = old.row("SELECT furniture FROM documents WHERE rowid = ?", [rowid])
         document.furniture = list(furniture_from_json(json.loads(stored[0]) if stored else []))
-    except (TypeError, ValueError):
+        if not _salvage_ocr(old, rowid, document):
+            return None  # its pages read by OCR lost their words or boxes: read it again
+    except (TypeError, ValueError, zlib.error):
         return None
     chunks = chunk_text(
         document.id, text, document.page_starts, document.headings, document.furniture
@@ -262,14 +273,41 @@ def _stored_document(
     return document, chunks
 
 
-def _reread(path: Path, doc_id: str) -> tuple[tuple[Document, list[Chunk]] | None, str]:
-    """The document re-extracted from its file, or why it cannot be."""
+def _salvage_ocr(old: _Salvage, rowid: int, document: Document) -> bool:
+    """Fill in what OCR read on the document's scanned pages; False if it is unreadable."""
+    if "+ocr-" not in document.extractor:
+        return True  # no page was read by OCR (or the library predates OCR)
+    listed = old.row("SELECT ocr FROM documents WHERE rowid = ?", [rowid])
+    if listed is None:
+        return False
+    document.ocr_pages = [OcrPageInfo(*item) for item in json.loads(listed[0])]
+    for info in document.ocr_pages:
+        row = old.row(
+            "SELECT words, boxes FROM ocr_pages WHERE doc_id = ? AND page = ?",
+            [document.id, info.page],
+        )
+        if row is None:
+            return False
+        words, boxes = (json.loads(zlib.decompress(blob)) for blob in row)
+        document.ocr_words.extend(OcrConfidence(int(a), int(b), float(c)) for a, b, c in words)
+        document.ocr_boxes[info.page] = [tuple(box) if box else None for box in boxes]
+    return True
+
+
+def _reread(
+    path: Path, doc_id: str, extractor: str
+) -> tuple[tuple[Document, list[Chunk]] | None, str]:
+    """The document re-extracted from its file (scanned pages read by OCR in the
+    languages they were read in before), or why it cannot be."""
     try:
         if not path.is_file():
             return None, f"its stored text is damaged and its file {path} is gone"
         if document_id(path) != doc_id:
             return None, f"its stored text is damaged and its file {path} has changed"
-        return read_document(path, doc_id=doc_id), ""
+        ocr = None
+        if "+ocr-" in extractor:
+            ocr = OcrSettings.parse("auto", extractor.rsplit("-", 1)[-1])
+        return read_document(path, doc_id=doc_id, ocr=ocr), ""
     except ReaderError as error:
         return None, f"its stored text is damaged and its file cannot be read again ({error})"
     except OSError as error:

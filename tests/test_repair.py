@@ -152,3 +152,42 @@ def test_a_library_that_cannot_be_read_at_all_is_replaced_and_kept(reader_home):
     assert report.damaged_copy.read_bytes() == b"not a database at all " * 400
     with LibraryStore(path) as store:
         assert store.list_documents() == []
+
+
+def _scanned_pdf(path: Path, text: str) -> Path:
+    """A one-page PDF holding only an image of ``text``: what a scanner makes."""
+    import pymupdf
+
+    with pymupdf.open() as printed, pymupdf.open() as scanned:
+        page = printed.new_page()
+        page.insert_textbox(pymupdf.Rect(72, 72, 520, 400), text, fontsize=13)
+        image = scanned.new_page(width=page.rect.width, height=page.rect.height)
+        image.insert_image(image.rect, pixmap=page.get_pixmap(dpi=200))
+        scanned.save(path)
+    return path
+
+
+def test_repair_keeps_what_ocr_read_on_a_scanned_document(two_documents, tmp_path):
+    scan = _scanned_pdf(
+        tmp_path / "notice.pdf",
+        "Harbour notice. The harbour master collects eleven crowns for each mooring "
+        "and keeps the ledger in the stone house by the quay.",
+    )
+    with Library() as library:
+        scan_id = library.ingest(scan).doc_id
+        before = library.document(scan_id)
+        boxes_before = library.store.ocr_boxes(scan_id, 1)
+    assert before.ocr_page_numbers() == [1] and before.ocr_words and boxes_before
+    overwrite_pages(Path(two_documents["path"]), two_documents["essay_pages"][3:5])  # type: ignore[arg-type]
+
+    report = repair_library()
+
+    assert report.damage is not None
+    assert before.title in report.kept and "essay" in report.reextracted
+    with Library() as library:
+        after = library.document(scan_id)
+        assert after.text == before.text
+        assert after.ocr_pages == before.ocr_pages
+        assert after.ocr_words == before.ocr_words
+        assert library.store.ocr_boxes(scan_id, 1) == boxes_before
+        assert library.search("mooring ledger", doc_id=scan_id)
