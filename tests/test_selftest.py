@@ -11,9 +11,17 @@ import pytest
 
 import reader.answer.backends
 import reader.answer.models
+import reader.ingest.ocr
 from reader.answer.backends import Generation
 from reader.cli import main
-from reader.selftest import SelftestFailed, run_selftest
+from reader.library import Library
+from reader.selftest import (
+    TESSERACT_MISSING,
+    SelftestFailed,
+    SelftestResult,
+    check_ocr,
+    run_selftest,
+)
 
 
 @pytest.mark.model
@@ -32,6 +40,8 @@ def test_selftest_passes_in_a_normal_install_and_leaves_the_library_alone(
     lines = completed.stdout.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("selftest ok: SmolLM2-135M-Instruct")
     assert "claims verified" in lines[0] and "window rendered offscreen" in lines[0]
+    if reader.ingest.ocr.find_tesseract() is not None:
+        assert "a scanned page read by OCR" in lines[0] and "boxed on the image" in lines[0]
     # QT_QPA_PLATFORM=xcb with no display would fail: the window step forces offscreen.
     assert not (reader_home / "library.db").exists()
     assert not (reader_home / "settings.json").exists()
@@ -97,3 +107,61 @@ def test_a_model_that_does_not_deliver_fails_its_step(
         run_selftest()
     assert failure.value.step == step
     assert reason in failure.value.reason
+
+
+def needs_tesseract() -> None:
+    """.ci/run installs Tesseract, so in CI a missing one fails."""
+    if reader.ingest.ocr.find_tesseract() is None:
+        message = "Tesseract is not installed (sudo apt install tesseract-ocr tesseract-ocr-eng)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+def test_the_ocr_step_reads_a_scanned_page_and_boxes_its_quote(tmp_path: Path):
+    needs_tesseract()
+    with Library(tmp_path / "library.db") as library:
+        found = check_ocr(library, tmp_path)
+        (document,) = library.documents()
+    assert found.startswith("a scanned page read by OCR (Tesseract 5.")
+    assert found.endswith("its quote verified (exact) and boxed on the image")
+    assert document["ocr_pages"] == [1]
+
+
+def test_the_ocr_step_fails_when_ocr_reads_something_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    needs_tesseract()
+    monkeypatch.setattr("reader.selftest.OCR_QUOTE", "The harbour froze in the winter of 1790")
+    with Library(tmp_path / "library.db") as library, pytest.raises(SelftestFailed) as failure:
+        check_ocr(library, tmp_path)
+    assert failure.value.step == "ocr"
+    assert "not found in what OCR read" in failure.value.reason
+    assert "1709" in failure.value.reason  # what OCR did read, to compare
+
+
+def test_without_tesseract_an_install_passes_with_a_note_on_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(reader.ingest.ocr, "find_tesseract", lambda: None)
+    with Library(tmp_path / "library.db") as library:
+        found = check_ocr(library, tmp_path)
+        assert library.documents() == []
+    assert found == TESSERACT_MISSING
+    summary = SelftestResult(model="m", ocr=found).summary()
+    assert len(summary.splitlines()) == 1 and summary.startswith("selftest ok:")
+    assert "OCR not checked" in summary and "sudo apt install tesseract-ocr" in summary
+
+
+def test_without_tesseract_the_bundle_fails_the_ocr_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(reader.ingest.ocr, "find_tesseract", lambda: None)
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    with Library(tmp_path / "library.db") as library, pytest.raises(SelftestFailed) as failure:
+        check_ocr(library, tmp_path)
+    assert failure.value.step == "ocr"
+    assert str(failure.value) == (
+        "selftest failed at step 'ocr': the bundled Tesseract is missing: reinstall reader"
+    )

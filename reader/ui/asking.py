@@ -30,6 +30,7 @@ from reader.library import Library
 from reader.readingtext import outside
 from reader.records import Answer, CheckedClaim
 from reader.textsafe import one_line
+from reader.ui.ocr_labels import page_note
 from reader.ui.workers import Task, TaskCancelled
 
 if TYPE_CHECKING:
@@ -159,8 +160,15 @@ class AskingMixin:
         self.text_view.highlight(check.start, check.end)
         self.text_view.viewport().repaint()
         self.last_click_ms = (time.perf_counter() - started) * 1000
+        read_by_ocr = (
+            " (read by OCR)"
+            if self.current is not None and check.page in self.current.ocr_page_numbers()
+            else ""
+        )
         self.statusBar().showMessage(
-            f"Claim {index + 1}: page {check.page}, characters {check.start}–{check.end}", 8000
+            f"Claim {index + 1}: page {check.page}{read_by_ocr}, "
+            f"characters {check.start}–{check.end}",
+            8000,
         )
         if self.current is not None and self.current.kind == "pdf":
             self._render_page_for_highlight()
@@ -191,10 +199,12 @@ class AskingMixin:
         def work(report: Callable[[Any], None], cancel: threading.Event) -> Any:
             return render_page(path, page, password=password, spans=relative, ocr_boxes=ocr_boxes)
 
+        note = page_note(document, page)
+
         def done(result: Any) -> None:
             width, height, stride, samples, rects = result
             image = QImage(samples, width, height, stride, QImage.Format.Format_RGB888).copy()
-            self.page_view.show_page(image, page, rects)
+            self.page_view.show_page(image, page, rects, note)
             self.page_shown.emit(page)
 
         def failed(error: ReaderError) -> None:

@@ -27,6 +27,7 @@ from reader.ingest.workers import default_workers
 from reader.library import IngestResult, Library
 from reader.records import Document
 from reader.textsafe import one_line, rich_text_lines
+from reader.ui.ocr_labels import IngestStep, document_note, ingest_line, library_pages
 from reader.ui.workers import Task, TaskCancelled
 
 OPEN_FILTER = "Documents ({})".format(
@@ -51,9 +52,10 @@ class DocumentsMixin:
         for record in self.library.documents():
             warnings = [str(w) for w in record["warnings"]]  # type: ignore[attr-defined]
             title = one_line(str(record["title"]))
+            ocr_pages = [int(page) for page in record.get("ocr_pages") or []]  # type: ignore[attr-defined]
+            pages = library_pages(ocr_pages, int(record["pages"]))  # type: ignore[call-overload]
             item = QListWidgetItem(
-                f"{title}\n{record['pages']} pages · {record['chunks']} chunks"
-                + (" · warning" if warnings else "")
+                f"{title}\n{pages} · {record['chunks']} chunks" + (" · warning" if warnings else "")
             )
             item.setData(Qt.ItemDataRole.UserRole, record["id"])
             item.setToolTip(rich_text_lines(str(record["path"]), *warnings))
@@ -88,17 +90,22 @@ class DocumentsMixin:
     def open_path(self: MainWindow, path: Path, password: str | None = None) -> Task:
         """Ingest a file in the background (if needed) and show it."""
         database = self.database
-        self.ingest_label.setText(f"Reading {one_line(path.name)}…")
+        name = one_line(path.name)
+        self.ingest_label.setText(f"Reading {name}…")
         self.ingest_label.show()
         self.ingest_progress.setRange(0, 0)
         self.ingest_progress.show()
         self.ingest_cancel.show()
 
         def work(report: Callable[[Any], None], cancel: threading.Event) -> IngestResult:
+            page_count: list[int] = []  # the first total reported: see IngestStep
+
             def progress(done: int, total: int) -> None:
                 if cancel.is_set():
                     raise TaskCancelled("Ingest cancelled.")
-                report((done, total))
+                if not page_count:
+                    page_count.append(total)
+                report(IngestStep(done, total, page_count[0]))
 
             with Library(database) as library:
                 return library.ingest(path, password=password, progress=progress)
@@ -127,8 +134,15 @@ class DocumentsMixin:
             self._ingest_finished()
             self.statusBar().showMessage("Ingest cancelled; the library is unchanged.", 5000)
 
+        def progress(step: IngestStep) -> None:
+            # While OCR runs the bar counts the pages OCR reads: they take the time.
+            done, total = step.ocr or (step.done, step.total)
+            self.ingest_progress.setRange(0, total)
+            self.ingest_progress.setValue(done)
+            self.ingest_label.setText(ingest_line(name, step))
+
         self.ingest_task = self.workers.submit(
-            self.workers.documents, work, done, failed, self._on_ingest_progress, cancelled
+            self.workers.documents, work, done, failed, progress, cancelled
         )
         return self.ingest_task
 
@@ -184,11 +198,6 @@ class DocumentsMixin:
         )
         return self.ingest_task
 
-    def _on_ingest_progress(self: MainWindow, value: tuple[int, int]) -> None:
-        done, total = value
-        self.ingest_progress.setRange(0, total)
-        self.ingest_progress.setValue(done)
-
     def _ingest_finished(self: MainWindow) -> None:
         self.ingest_task = None
         self.ingest_progress.hide()
@@ -224,7 +233,8 @@ class DocumentsMixin:
         self.current = document
         self.text_view.set_document(document)
         title = one_line(document.title)
-        self.viewer_title.setText(f"{title} — {document.pages} pages")
+        ocr = document_note(document)
+        self.viewer_title.setText(f"{title} — {document.pages} pages" + (f", {ocr}" if ocr else ""))
         self.setWindowTitle(f"{title} — reader")
         self._fill_outline(document)
         self.page_view.show_message(

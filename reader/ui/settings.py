@@ -1,8 +1,9 @@
 """Settings: which model (a GGUF file, the embedded default, or a server), threads, context,
-and how long to wait on a server."""
+how long to wait on a server, and when and in which languages scanned pages are read by OCR."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -12,6 +13,8 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
+    QListWidget,
+    QListWidgetItem,
     QPushButton,
     QSpinBox,
     QWidget,
@@ -21,6 +24,24 @@ from reader.answer import setup
 from reader.answer.models import embedded_model_path, models_dir
 from reader.answer.setup import server_timeouts
 from reader.config import load_settings, save_settings
+from reader.ingest import ocr
+from reader.ui.labels import plain_label
+from reader.ui.ocr_labels import language_name
+
+OCR_MODES = [
+    ("auto", "Pages without a text layer (scanned pages)"),
+    ("always", "Every page, even if it has a text layer"),
+    ("never", "No page: scanned pages stay empty"),
+]
+NOT_INSTALLED = (
+    "Tesseract, which reads scanned pages, is not installed: install it "
+    "(sudo apt install tesseract-ocr tesseract-ocr-eng; on macOS brew install tesseract) "
+    "or use reader's installer, which includes it."
+)
+MORE_LANGUAGES = (
+    "More languages: install Tesseract's language package, e.g. "
+    "sudo apt install tesseract-ocr-fra for French."
+)
 
 
 def _seconds_box(value: float, tip: str) -> QDoubleSpinBox:
@@ -87,12 +108,53 @@ class SettingsDialog(QDialog):
         form.addRow("&Threads:", self.threads)
         form.addRow("&Context size:", self.context)
         form.addRow("&Quoting:", self.mode)
+        self._add_ocr_rows(form, settings)
+        self.problem = plain_label()
+        self.problem.setStyleSheet("color: #c0392b")
+        self.problem.hide()
+        form.addRow(self.problem)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+
+    def _add_ocr_rows(self, form: QFormLayout, settings: dict[str, object]) -> None:
+        self.ocr_mode = QComboBox()
+        for mode, description in OCR_MODES:
+            self.ocr_mode.addItem(f"{mode}: {description}", mode)
+        self.ocr_mode.setCurrentIndex(
+            max(0, self.ocr_mode.findData(str(settings.get("ocr_mode") or "auto")))
+        )
+        chosen = [code for code in str(settings.get("ocr_languages") or "eng").split("+") if code]
+        engine = ocr.find_tesseract()
+        # Orientation detection is not a language to read in; ocr uses it by itself.
+        installed = [code for code in engine.languages() if code != "osd"] if engine else []
+        self.ocr_languages = QListWidget()
+        self.ocr_languages.setAccessibleName("OCR languages")
+        self.ocr_languages.setMaximumHeight(110)
+        for code in installed + [code for code in chosen if code not in installed]:
+            item = QListWidgetItem(
+                language_name(code) + ("" if code in installed else " — not installed")
+            )
+            item.setData(Qt.ItemDataRole.UserRole, code)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if code in chosen else Qt.CheckState.Unchecked)
+            self.ocr_languages.addItem(item)
+        self.ocr_note = plain_label(NOT_INSTALLED if engine is None else MORE_LANGUAGES)
+        self.ocr_note.setWordWrap(True)
+        form.addRow("Read pages by &OCR:", self.ocr_mode)
+        form.addRow("OCR &languages:", self.ocr_languages)
+        form.addRow("", self.ocr_note)
+
+    def chosen_languages(self) -> list[str]:
+        items = (self.ocr_languages.item(row) for row in range(self.ocr_languages.count()))
+        return [
+            str(item.data(Qt.ItemDataRole.UserRole))
+            for item in items
+            if item.checkState() == Qt.CheckState.Checked
+        ]
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -102,8 +164,14 @@ class SettingsDialog(QDialog):
             self.model.setText(path)
 
     def save(self) -> None:
+        languages = self.chosen_languages()
+        if not languages:
+            self.problem.setText("Choose at least one OCR language, then save.")
+            self.problem.show()
+            return
         save_settings(
             {
+                **load_settings(),
                 "model": self.model.text().strip() or None,
                 "server_url": self.server_url.text().strip() or None,
                 "model_name": self.model_name.text().strip() or None,
@@ -113,6 +181,8 @@ class SettingsDialog(QDialog):
                 "threads": self.threads.value() or None,
                 "context_size": self.context.value(),
                 "mode": self.mode.currentText(),
+                "ocr_mode": self.ocr_mode.currentData(),
+                "ocr_languages": "+".join(languages),
             }
         )
         setup.forget_backends()

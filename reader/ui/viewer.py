@@ -15,7 +15,7 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
 )
-from PySide6.QtWidgets import QPlainTextEdit, QScrollArea, QTextEdit
+from PySide6.QtWidgets import QPlainTextEdit, QScrollArea, QTextEdit, QVBoxLayout, QWidget
 
 from reader.readingtext import outside, reading_view
 from reader.records import Document, Furniture
@@ -52,6 +52,7 @@ class TextView(QPlainTextEdit):
         self.document_id: str | None = None
         self.furniture: list[Furniture] = []
         self.page_starts: list[int] = []
+        self.ocr_pages: set[int] = set()  # pages whose text OCR read: marked so
         self._astral: list[int] = []
         self._highlight: tuple[int, int] | None = None
 
@@ -59,6 +60,7 @@ class TextView(QPlainTextEdit):
         self.document_id = document.id
         self.furniture = list(document.furniture)
         self.page_starts = list(document.page_starts)
+        self.ocr_pages = set(document.ocr_page_numbers())
         self._astral = [i for i, char in enumerate(document.text) if ord(char) > 0xFFFF]
         self.setPlainText(reading_view(document.text, self.furniture, keep_furniture=True))
         self._dim_furniture()
@@ -81,6 +83,7 @@ class TextView(QPlainTextEdit):
         self.document_id = None
         self.furniture = []
         self.page_starts = []
+        self.ocr_pages = set()
         self._astral = []
         self._highlight = None
         self.setPlainText("")
@@ -146,6 +149,7 @@ class TextView(QPlainTextEdit):
         small.setPointSizeF(max(6.0, small.pointSizeF() * 0.75))
         painter.setFont(small)
         width = self.viewport().width()
+        metrics = painter.fontMetrics()
         index = bisect_left(self.page_starts, first)
         while index < len(self.page_starts) and self.page_starts[index] <= last:
             page_start = self.page_starts[index]
@@ -154,7 +158,10 @@ class TextView(QPlainTextEdit):
                 cursor.setPosition(self.to_qt(page_start))
                 rect = self.cursorRect(cursor)
                 painter.drawLine(rect.left(), rect.top(), width, rect.top())
-                painter.drawText(width - 60, rect.top() + 10, f"p. {index + 1}")
+                marker = f"p. {index + 1}" + (" · OCR" if index + 1 in self.ocr_pages else "")
+                painter.drawText(
+                    width - metrics.horizontalAdvance(marker) - 8, rect.top() + 10, marker
+                )
             index += 1
         painter.end()
 
@@ -184,23 +191,38 @@ class TextView(QPlainTextEdit):
         return self.find(text, flags)
 
 
-class PageView(QScrollArea):
-    """The rendered PDF page, with the highlighted span's rectangles drawn on it."""
+class PageView(QWidget):
+    """The rendered PDF page, with the highlighted span's rectangles drawn on it, and
+    above it a note on how its text was read when that was by OCR."""
 
     def __init__(self) -> None:
         super().__init__()
+        self.note = plain_label()
+        self.note.setWordWrap(True)
+        self.note.hide()
         self.label = plain_label("Open a PDF and click a claim to see its page here.")
         self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.setWidget(self.label)
-        self.setWidgetResizable(True)
-        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidget(self.label)
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.note)
+        layout.addWidget(self.scroll_area, 1)
         self.page: int | None = None
         self.rects: list[tuple[float, float, float, float]] = []
 
     def show_page(
-        self, image: QImage, page: int, rects: list[tuple[float, float, float, float]]
+        self,
+        image: QImage,
+        page: int,
+        rects: list[tuple[float, float, float, float]],
+        note: str = "",
     ) -> None:
-        """Show a rendered page; ``rects`` are in image pixels."""
+        """Show a rendered page; ``rects`` are in image pixels; ``note`` above it."""
+        self.note.setText(note)
+        self.note.setVisible(bool(note))
         canvas = QPixmap.fromImage(image)
         painter = QPainter(canvas)
         painter.setPen(Qt.PenStyle.NoPen)
@@ -218,9 +240,11 @@ class PageView(QScrollArea):
         self.rects = rects
         if rects:
             top = int(min(r[1] for r in rects))
-            self.verticalScrollBar().setValue(max(0, top - self.viewport().height() // 3))
+            viewport_height = self.scroll_area.viewport().height()
+            self.scroll_area.verticalScrollBar().setValue(max(0, top - viewport_height // 3))
 
     def show_message(self, text: str) -> None:
+        self.note.hide()
         self.label.setPixmap(QPixmap())
         self.label.setText(text)
         self.page = None

