@@ -64,6 +64,7 @@ class FileOutcome:
     chars: int = 0
     chunks: int = 0
     warnings: list[str] = field(default_factory=list)
+    ocr_pages: int = 0  # pages read by OCR
     reason: str | None = None
     replaced: list[str] = field(default_factory=list)  # old versions' ids
     answers_moved: int = 0
@@ -79,6 +80,7 @@ class FileOutcome:
             "pages": self.pages,
             "chars": self.chars,
             "chunks": self.chunks,
+            "ocr_pages": self.ocr_pages,
             "added": self.state in ("added", "changed", "updated"),
             "warnings": self.warnings,
             "replaced": self.replaced,
@@ -191,6 +193,9 @@ class BatchIngest:
         ocr: OcrSettings | None = None,
     ) -> None:
         self.library = library
+        # OCR settings asked for in this run (None: the user's settings, and documents
+        # already in the library are taken as they were read).
+        self.ocr_asked = ocr
         self.ocr = ocr or ocr_settings()
         self.store = library.store
         self.workers = workers
@@ -304,7 +309,7 @@ class BatchIngest:
                 recorded is not None
                 and not replaces
                 and recorded.source.matches(status)
-                and extractor_is_current(recorded.extractor, path, self.ocr)
+                and extractor_is_current(recorded.extractor, path, self.ocr_asked)
             ):
                 self._finish(index, self._known(path, recorded.source.doc_id, "unchanged"))
                 return None
@@ -313,7 +318,7 @@ class BatchIngest:
             if recorded is not None and recorded.source.doc_id not in (doc_id, *previous):
                 previous.append(recorded.source.doc_id)
             source = SourceFile.of(path, doc_id, status)
-            if extractor_is_current(self.store.document_extractor(doc_id), path, self.ocr):
+            if extractor_is_current(self.store.document_extractor(doc_id), path, self.ocr_asked):
                 record_source(self.store, source)
                 outcome = self._known(path, doc_id, "unchanged")
                 self._finish(index, self._replace(outcome, previous))
@@ -345,6 +350,7 @@ class BatchIngest:
             chars=document.chars,
             chunks=len(chunks),
             warnings=list(document.warnings),
+            ocr_pages=len(document.ocr_pages),
         )
         self._finish(planned.index, self._replace(outcome, planned.previous))
 
@@ -371,8 +377,9 @@ class BatchIngest:
     def _known(self, path: Path, doc_id: str, state: str) -> FileOutcome:
         row = self.store.db.execute(
             "SELECT title, pages, chars, warnings, "
-            "(SELECT count(*) FROM chunks WHERE doc_id = ?) FROM documents WHERE id = ?",
-            [doc_id, doc_id],
+            "(SELECT count(*) FROM chunks WHERE doc_id = ?), "
+            "(SELECT count(*) FROM ocr_pages WHERE doc_id = ?) FROM documents WHERE id = ?",
+            [doc_id, doc_id, doc_id],
         ).fetchone()
         return FileOutcome(
             path,
@@ -383,6 +390,7 @@ class BatchIngest:
             chars=row[2],
             warnings=json.loads(row[3]),
             chunks=row[4],
+            ocr_pages=row[5],
         )
 
     def _finish(self, index: int, outcome: FileOutcome) -> None:

@@ -76,12 +76,11 @@ class Library:
         path = check_document_file(path)
         status = os.stat(path)
         doc_id = document_id(path)
-        ocr = ocr or ocr_settings()
         if extractor_is_current(self.store.document_extractor(doc_id), path, ocr):
             record_source(self.store, SourceFile.of(path, doc_id, status))
             return self._result(path, doc_id, added=False)
         document, chunks = read_document(
-            path, password=password, progress=progress, doc_id=doc_id, ocr=ocr
+            path, password=password, progress=progress, doc_id=doc_id, ocr=ocr or ocr_settings()
         )
         self.store.add_document(document, chunks, source=SourceFile.of(path, doc_id, status))
         self.forget_verifier(doc_id)

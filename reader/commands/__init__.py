@@ -61,7 +61,8 @@ def _selftest(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     is_eager=True,
     callback=_selftest,
     help="Check this installation: ingest the sample, answer with the embedded model, "
-    "verify, render the window offscreen; exit 0 or say which step failed.",
+    "verify, read a scanned page by OCR, render the window offscreen; exit 0 or say which "
+    "step failed.",
 )
 def cli() -> None:
     pass

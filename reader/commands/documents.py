@@ -86,7 +86,9 @@ def ingest(
 
     if not paths and not update:
         raise ReaderError("Give the files or folders to ingest (or --update alone).")
-    ocr = ocr_settings(ocr_mode, ocr_lang)
+    # Asked for: documents already read otherwise are read again; not asked for: the
+    # user's settings read new files, and what is in the library stays as it is.
+    ocr = ocr_settings(ocr_mode, ocr_lang) if ocr_mode or ocr_lang else None
     many = len(paths) != 1 or Path(paths[0]).is_dir() or update
     # One file: a line on a terminal only (OCR can take minutes), none in a log.
     progress = IngestProgressLine(enabled=many or sys.stderr.isatty())
@@ -155,7 +157,8 @@ class IngestProgressLine:
 
 
 def _state_words(outcome: FileOutcome) -> str:
-    figures = f"{outcome.pages} pages, {outcome.chars} chars, {outcome.chunks} chunks"
+    read_by_ocr = f" ({outcome.ocr_pages} read by OCR)" if outcome.ocr_pages else ""
+    figures = f"{outcome.pages} pages{read_by_ocr}, {outcome.chars} chars, {outcome.chunks} chunks"
     if outcome.state == "unchanged":
         return f"already in the library, {figures}"
     if outcome.state == "changed":

@@ -38,15 +38,21 @@ def extractor_for(path: str | Path) -> str:
     return TEXT_EXTRACTOR if kind in ("text", "markdown") else pymupdf_extractor_version()
 
 
-def extractor_is_current(stored: str | None, path: str | Path, ocr: OcrSettings) -> bool:
+def extractor_is_current(
+    stored: str | None, path: str | Path, ocr: OcrSettings | None = None
+) -> bool:
     """Whether a document stored by extractor ``stored`` is what ingesting ``path``
-    with ``ocr`` would give now: the same extractor, and OCR as asked (every page
-    read by OCR for ``always``, in the same languages, none for ``never``)."""
+    would give now: the same extractor and, when OCR settings are asked for
+    (``ocr``), OCR as asked: every page read by OCR for ``always``, in the same
+    languages, none for ``never``. Without ``ocr``, a document is taken as it was
+    read, so naming a file read in German does not read it again in English."""
     if stored is None:
         return False
     base, _, read_by_ocr = stored.partition("+ocr-")
     if base != extractor_for(path):
         return False
+    if ocr is None:
+        return True
     if not read_by_ocr:
         return ocr.mode != "always"
     return ocr.mode != "never" and read_by_ocr.endswith("-" + ocr.language_tag)

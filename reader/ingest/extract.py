@@ -228,12 +228,6 @@ def _extract_pymupdf(
             f"{_page_list(empty_pages)} cannot be searched or cited"
             + (f"; {ocr_warning}." if ocr_warning else ".")
         )
-    if read_by_ocr:
-        verb = "was" if len(read_by_ocr) == 1 else "were"
-        warnings.append(
-            f"{_page_list([n + 1 for n in read_by_ocr])} {verb} read from the page image by "
-            "OCR: quotes from them are checked against what OCR read."
-        )
     if unreadable:
         verb = "was" if len(unreadable) == 1 else "were"
         warnings.append(f"{_page_list(unreadable)} could not be read and {verb} left empty.")

@@ -344,7 +344,10 @@ class LibraryStore:
     def list_documents(self) -> list[dict[str, object]]:
         rows = self.db.execute(
             "SELECT d.id, d.title, d.path, d.kind, d.pages, d.chars, d.extractor, d.ingested_at, "
-            "d.warnings, (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id), d.ocr "
+            "d.warnings, (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id), "
+            # From the OCR table, not the documents row: its columns after ``text``
+            # are reached only by reading the whole text.
+            "(SELECT json_group_array(o.page) FROM ocr_pages o WHERE o.doc_id = d.id) "
             "FROM documents d ORDER BY d.ingested_at, d.title"
         ).fetchall()
         keys = [
@@ -364,7 +367,7 @@ class LibraryStore:
         for row in rows:
             record = dict(zip(keys, row, strict=True))
             record["warnings"] = json.loads(str(record["warnings"]))
-            record["ocr_pages"] = [item[0] for item in json.loads(str(record["ocr_pages"]))]
+            record["ocr_pages"] = sorted(json.loads(str(record["ocr_pages"])))
             documents.append(record)
         return documents
 
