@@ -428,6 +428,15 @@ class LibraryStore:
             total = int(self.db.execute("SELECT count(*) FROM chunks_fts").fetchone()[0])
         return total
 
+    def index_signature(self) -> tuple[bytes, int]:
+        """A cheap value that changes whenever chunks are indexed or removed, for
+        caches of what the index holds: FTS5's averages record (rows, and tokens
+        per column) with the highest chunk rowid (a new chunk's is above it)."""
+        row = self.db.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
+        highest = self.db.execute("SELECT max(rowid) FROM chunks").fetchone()[0]
+        averages = row[0] if row and isinstance(row[0], bytes) else b""
+        return averages, int(highest or 0)
+
     def chunks_by_rowid(self, rowids: Iterable[int]) -> dict[int, Chunk]:
         ids = list(rowids)
         if not ids:
