@@ -135,8 +135,17 @@ def _best_rows(
     sql = "SELECT chunks_fts.rowid, -bm25(chunks_fts, 1.0, 0.5) AS score FROM chunks_fts "
     parameters: list[object] = []
     if doc_id is not None:
-        sql += "JOIN chunks ON chunks.rowid = chunks_fts.rowid WHERE chunks.doc_id = ? AND "
-        parameters.append(doc_id)
+        rowids = store.chunk_rowid_range(doc_id)
+        if rowids is None:
+            return []
+        # FTS5 reads only the rowid range's part of each word's postings; without
+        # it, every chunk of the library that matches is looked up in ``chunks``
+        # for its document (0.3 s for a document of 119 chunks at a million).
+        sql += (
+            "JOIN chunks ON chunks.rowid = chunks_fts.rowid WHERE chunks.doc_id = ? "
+            "AND chunks_fts.rowid BETWEEN ? AND ? AND "
+        )
+        parameters += [doc_id, *rowids]
     else:
         sql += "WHERE "
     # Equal scores are common (one paragraph in many chunks); the rowid makes the

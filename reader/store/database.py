@@ -324,6 +324,17 @@ class LibraryStore:
         row = self.db.execute("SELECT count(*) FROM chunks WHERE doc_id = ?", [doc_id]).fetchone()
         return int(row[0])
 
+    def chunk_rowid_range(self, doc_id: str) -> tuple[int, int] | None:
+        """The lowest and highest rowid of the document's chunks, None if it has none.
+
+        A document's chunks are written together, so the range holds few or no
+        other chunks, and a search limited to it reads that part of the index only.
+        """
+        row = self.db.execute(
+            "SELECT min(rowid), max(rowid) FROM chunks WHERE doc_id = ?", [doc_id]
+        ).fetchone()
+        return None if row[0] is None else (int(row[0]), int(row[1]))
+
     def answer(self, answer_id: int) -> Answer | None:
         row = self.db.execute("SELECT payload FROM answers WHERE id = ?", [answer_id]).fetchone()
         return answer_from_json(json.loads(row[0]), answer_id) if row else None

@@ -1,4 +1,4 @@
-"""A large library's narrowed search: exact scores, the same best chunks, fewer rows scored."""
+"""Search in a large library: narrowed with exact scores, and within one document by rowid."""
 
 from __future__ import annotations
 
@@ -218,3 +218,18 @@ def test_word_counts_are_remembered_until_the_index_changes(large, monkeypatch):
     )
     assert chunks_holding(large, ["harbour"]) == {"harbour": first["Harbour"] + 1}
     assert len(counted) == 2
+
+
+def test_a_search_in_one_document_ranks_as_the_library_wide_search(large):
+    replaced = "doc3"  # written again: its chunks come after every other document's
+    chunks = large.chunks(replaced)
+    large.add_document(large.get_document(replaced), chunks)
+    for doc_id in ("doc0", "doc17", replaced, "doc29"):
+        for query in phrase_queries(10, seed=4):
+            everywhere = search(large, query, limit=400, scoring_budget=None)
+            expected = [
+                (hit.chunk.id, hit.score) for hit in everywhere if hit.chunk.doc_id == doc_id
+            ]
+            found = search(large, query, doc_id=doc_id, limit=400)
+            assert [(hit.chunk.id, hit.score) for hit in found] == expected
+    assert search(large, "harbour", doc_id="no-such-document") == []
