@@ -14,19 +14,21 @@ of LARGE_LIBRARY_CHUNKS or more is searched in two ways that score fewer rows:
 - a word most chunks hold is left out (COMMON_SHARE);
 - when the words left still hold more than SCORING_BUDGET rows between them, the
   search first scores only the chunks that hold the rarest word and a word of
-  each further pair (rarest first): ``"a" AND ("b" OR "c") AND ("d" OR "e")``.
-  FTS5's bm25() of a row depends on the phrases of the expression, not on how
-  AND and OR join them, and the phrases come in the same order as in the OR
-  query, so each score is exactly the row's score under the OR query: narrowing
-  changes only which rows are looked at. The best chunks hold most of a
-  question's words, so they are among them (bench/library.py measures how
-  often the top 10 is the same). Should the narrowed search find fewer than
-  ``limit`` chunks, it widens, its two commonest groups joined, until it finds
-  enough or is the OR query itself.
+  each further group: ``"a" AND ("b" OR "c") AND ("d" OR "e" OR "f")``, the
+  other words taken rarest first into groups that each weigh (by idf) at least
+  as much as the rarest word. A chunk left out lacks that much weight at least,
+  and the best chunks hold most of the weight of a query (bench/library.py
+  measures how often the top 10 is the same). FTS5's bm25() of a row depends on
+  the expression's phrases, not on how AND and OR join them, and the phrases
+  come in the same order as in the OR query, so each score is exactly the row's
+  score under the OR query: narrowing changes only which rows are looked at.
+  Should the narrowed search find fewer than ``limit`` chunks, it widens, its
+  two commonest groups joined, until it finds enough or is the OR query itself.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -91,9 +93,7 @@ def plan_search(
     rows = sum(held.get(word, 0) for word in kept)
     if scoring_budget is None or len(kept) < 2 or rows <= scoring_budget:
         return SearchPlan(exact)
-    groups = [[kept[0]], *(kept[start : start + 2] for start in range(1, len(kept), 2))]
-    if len(groups) > 2 and len(groups[-1]) == 1:
-        groups[-2].extend(groups.pop())
+    groups = _required_groups(kept, {word: _weight(held.get(word, 0), total) for word in kept})
     narrowed = []
     while len(groups) > 1:
         narrowed.append(" AND ".join(_group(group) for group in groups))
@@ -153,6 +153,35 @@ def _best_rows(
     sql += "chunks_fts MATCH ? ORDER BY score DESC, chunks_fts.rowid LIMIT ?"
     parameters += [expression, limit]
     return [(int(rowid), float(score)) for rowid, score in store.execute(sql, parameters)]
+
+
+def _required_groups(words: list[str], weight: dict[str, float]) -> list[list[str]]:
+    """``words`` (rarest first) in groups a narrowed search needs a word of each.
+
+    The rarest word is a group alone; the others, in order, make groups that
+    weigh at least as much as it does, the last taking any words left over.
+    Every chunk the narrowed search leaves out therefore lacks at least the
+    weight of the rarest word: one lacking a group of common words (the "what"
+    and "does" of a question, which the passage answering it seldom holds)
+    is kept, and so is one lacking one word of a pair of rarer ones.
+    """
+    groups = [words[:1]]
+    group: list[str] = []
+    for word in words[1:]:
+        group.append(word)
+        if sum(weight[member] for member in group) >= weight[words[0]]:
+            groups.append(group)
+            group = []
+    if group and len(groups) > 1:
+        groups[-1] += group
+    elif group:
+        groups.append(group)
+    return groups
+
+
+def _weight(held: int, total: int) -> float:
+    """A word's weight in FTS5's bm25(): its idf, ``held`` of ``total`` chunks holding it."""
+    return max(math.log((total - held + 0.5) / (held + 0.5)), 1e-6)
 
 
 def _words(text: str) -> list[str]:

@@ -168,7 +168,9 @@ def test_a_narrowed_search_that_finds_too_few_widens_until_it_has_enough(large):
     assert [hit.chunk.id for hit in narrowed] == [hit.chunk.id for hit in exact]
 
 
-def test_the_plan_pairs_words_rarest_first_and_widens_from_the_commonest(large):
+def test_the_plan_groups_words_rarest_first_and_widens_from_the_commonest(large):
+    # Words of similar weight: the rarest alone, then pairs (each pair weighs
+    # more than the rarest word), the odd one out with the last pair.
     words = uncommon_words(large, 6)
     held = chunks_holding(large, words)
     a, b, c, d, e, f = (f'"{word}"' for word in sorted(words, key=held.__getitem__))
@@ -181,6 +183,20 @@ def test_the_plan_pairs_words_rarest_first_and_widens_from_the_commonest(large):
     # A word the index does not hold cannot narrow the search to nothing.
     plan = search_module.plan_search(large, f"zzzq {words[0]} {words[1]}", scoring_budget=0)
     assert plan.exact.endswith('"zzzq"')
+
+
+def test_common_words_that_weigh_less_than_the_rarest_share_one_group(large):
+    # As in a question: the passage that answers "what does lighthouse mean"
+    # may hold none of "what", "does" and "mean", and still be the best.
+    words = uncommon_words(large, 4)
+    large.add_document(
+        Document("rare", "rare", "/rare.txt", "text", "x", [0], "t"),
+        [Chunk("rare-0", "rare", 0, 0, 1, "lighthouse")],
+    )
+    held = chunks_holding(large, words)
+    a, b, c, d = (f'"{word}"' for word in sorted(words, key=held.__getitem__))
+    plan = search_module.plan_search(large, " ".join(["lighthouse", *words]), scoring_budget=0)
+    assert plan.narrowed == (f'"lighthouse" AND ({a} OR {b} OR {c} OR {d})',)
 
 
 def test_narrowing_waits_for_a_large_library_and_a_query_past_the_budget(large, monkeypatch):
