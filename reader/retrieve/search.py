@@ -111,9 +111,9 @@ def search(
     """The best-matching chunks for ``query``, best first, with BM25 scores.
 
     Scores are positive; higher is better. ``doc_id`` restricts the search to
-    one document (never narrowed: one document's rows are few). A large
-    library's search is narrowed past ``scoring_budget`` rows (see the module's
-    docstring); ``None`` ranks every chunk that holds a word of the query.
+    one document, whose part of the index alone is read (never narrowed). A
+    large library's search is narrowed past ``scoring_budget`` rows (see the
+    module's docstring); ``None`` ranks every chunk holding a word of the query.
     """
     if limit <= 0:
         return []
