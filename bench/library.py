@@ -1,6 +1,7 @@
 """A large synthetic library against a one-document library, same run.
 
     python bench/library.py [--chunks 300000] [--corpus ../shared/corpus] [--fts-sample 0]
+                            [--search-only]
 
 The large library is built from the corpus texts (the plain-text files and the
 canonical text of a few long PDFs), varied so that no two documents are alike:
@@ -16,8 +17,12 @@ Printed, each against the one-document library measured in the same run:
 ingest rate (chunks/s, MB/s), full-text index size (and per MB of text),
 search p50/p99 in-process, ``reader ask --library --no-model`` time and peak
 memory (max RSS of the child process), and the same question answered
-in-process (the window's "Whole library" scope). ``--fts-sample N`` also
-compares FTS5 settings on the first N chunks (size, build time, search p50).
+in-process (the window's "Whole library" scope). Then, on the large library,
+search as it runs (narrowed past reader's scoring budget) against the exact
+search (every chunk holding a word of the query ranked): p50/p99 of each, and
+how often the top 10 is the same. ``--search-only`` measures that comparison
+alone. ``--fts-sample N`` also compares FTS5 settings on the first N chunks
+(size, build time, search p50).
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ from reader.ingest.chunking import chunk_text
 from reader.library import Library
 from reader.records import Document
 from reader.retrieve import build_fts_query, search
+from reader.retrieve.search import SCORING_BUDGET
+from reader.retrieve.word_counts import forget_counts
 from reader.store import LibraryStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -202,6 +209,60 @@ def search_times(path: Path, queries: list[str]) -> list[float]:
     return times
 
 
+def compare_with_exact(path: Path, queries: list[str]) -> None:
+    """Search as it runs against the exact search, query by query, same run."""
+    times: dict[str, list[float]] = {"narrowed": [], "exact": []}
+    overlaps: list[float] = []
+    tied: list[float] = []
+    misses: list[str] = []
+    forget_counts()  # as in a fresh process: only the warming queries' words are counted
+    with LibraryStore(path) as store:
+        for query in queries[:5]:  # warm the cache
+            search(store, query)
+            search(store, query, scoring_budget=None)
+        for number, query in enumerate(queries):
+            runs = [("narrowed", SCORING_BUDGET), ("exact", None)]
+            if number % 2:  # each goes first half the time: the first counts the words
+                runs.reverse()
+            hits = {}
+            for name, budget in runs:
+                started = time.perf_counter()
+                hits[name] = search(store, query, limit=10, scoring_budget=budget)
+                times[name].append(time.perf_counter() - started)
+            exact = [hit.chunk.id for hit in hits["exact"]]
+            narrowed = [hit.chunk.id for hit in hits["narrowed"]]
+            overlaps.append(len(set(exact) & set(narrowed)) / max(1, len(exact)))
+            # Scores are exact either way; a chunk scoring as high as the exact
+            # tenth is an equally good answer (one paragraph is in many chunks).
+            tenth = hits["exact"][-1].score if exact else 0.0
+            tied.append(sum(hit.score >= tenth for hit in hits["narrowed"]) / max(1, len(exact)))
+            if overlaps[-1] < 1:
+                missed = [
+                    f"{hit.score:.3f}" for hit in hits["exact"] if hit.chunk.id not in narrowed
+                ]
+                instead = [
+                    f"{hit.score:.3f}" for hit in hits["narrowed"] if hit.chunk.id not in exact
+                ]
+                misses.append(
+                    f"{query!r}: left out {', '.join(missed)}; in their place {', '.join(instead)}"
+                )
+    print(f"\nsearch on the large library, {len(queries)} queries, both in each run:")
+    for name in ("narrowed", "exact"):
+        print(
+            f"  {name:9} p50 {statistics.median(times[name]) * 1000:7.1f} ms  "
+            f"p99 {percentile(times[name], 0.99) * 1000:7.1f} ms"
+        )
+    ratio = [n / e for n, e in zip(times["narrowed"], times["exact"], strict=True)]
+    print(f"  narrowed/exact time per query: median {statistics.median(ratio):.2f}")
+    print(
+        f"  top-10 overlap with exact: mean {statistics.mean(overlaps):.3f}, identical in "
+        f"{sum(share == 1 for share in overlaps) / len(overlaps):.0%} of queries; counting "
+        f"ties with the exact tenth as found, mean {statistics.mean(tied):.3f}"
+    )
+    for miss in misses:
+        print(f"  differs: {miss}")
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
@@ -323,6 +384,7 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=300_000)
     parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
     parser.add_argument("--fts-sample", type=int, default=0)
+    parser.add_argument("--search-only", action="store_true")
     arguments = parser.parse_args()
 
     sources = source_paragraphs(arguments.corpus)
@@ -333,6 +395,9 @@ def main() -> None:
         f"{built['bytes'] / 1e6:,.0f} MB of text; built in {built['seconds']:.0f} s "
         f"(cached in {folder})"
     )
+    if arguments.search_only:
+        compare_with_exact(folder / "library.db", queries)
+        return
 
     with tempfile.TemporaryDirectory() as small:
         home = Path(small)
@@ -376,6 +441,7 @@ def main() -> None:
     print(f"{'':32} {'large':>18} {'one document':>18} {'ratio':>7}")
     for label, big, small_value, ratio in rows:
         print(f"{label:32} {big:>18} {small_value:>18} {ratio:7.2f}")
+    compare_with_exact(folder / "library.db", queries)
     if arguments.fts_sample:
         fts_settings(folder / "library.db", arguments.fts_sample, queries)
 

@@ -337,6 +337,17 @@ class LibraryStore:
         row = self.db.execute("SELECT count(*) FROM chunks WHERE doc_id = ?", [doc_id]).fetchone()
         return int(row[0])
 
+    def chunk_rowid_range(self, doc_id: str) -> tuple[int, int] | None:
+        """The lowest and highest rowid of the document's chunks, None if it has none.
+
+        A document's chunks are written together, so the range holds few or no
+        other chunks, and a search limited to it reads that part of the index only.
+        """
+        row = self.db.execute(
+            "SELECT min(rowid), max(rowid) FROM chunks WHERE doc_id = ?", [doc_id]
+        ).fetchone()
+        return None if row[0] is None else (int(row[0]), int(row[1]))
+
     def answer(self, answer_id: int) -> Answer | None:
         row = self.db.execute("SELECT payload FROM answers WHERE id = ?", [answer_id]).fetchone()
         return answer_from_json(json.loads(row[0]), answer_id) if row else None
@@ -445,6 +456,15 @@ class LibraryStore:
         if total is None:
             total = int(self.db.execute("SELECT count(*) FROM chunks_fts").fetchone()[0])
         return total
+
+    def index_signature(self) -> tuple[bytes, int]:
+        """A cheap value that changes whenever chunks are indexed or removed, for
+        caches of what the index holds: FTS5's averages record (rows, and tokens
+        per column) with the highest chunk rowid (a new chunk's is above it)."""
+        row = self.db.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
+        highest = self.db.execute("SELECT max(rowid) FROM chunks").fetchone()[0]
+        averages = row[0] if row and isinstance(row[0], bytes) else b""
+        return averages, int(highest or 0)
 
     def chunks_by_rowid(self, rowids: Iterable[int]) -> dict[int, Chunk]:
         ids = list(rowids)

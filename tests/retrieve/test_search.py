@@ -109,8 +109,8 @@ def test_a_large_library_leaves_words_most_chunks_hold_out_of_the_query(
     everything = [hit.chunk.id for hit in library.search("the lighthouse keeper")]
     # Past the size where pruning starts, "the" and "keeper" (in every chunk) are left out...
     monkeypatch.setattr(search_module, "LARGE_LIBRARY_CHUNKS", 1)
-    assert search_module._without_common_words(library.store, "the lighthouse keeper") == (
-        "lighthouse"
+    assert search_module.plan_search(library.store, "the lighthouse keeper").exact == (
+        '"lighthouse"'
     )
     pruned = [hit.chunk.id for hit in library.search("the lighthouse keeper")]
     # ...and the best chunk is the same one.
