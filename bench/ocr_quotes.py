@@ -16,12 +16,15 @@ OCR's. Printed per dpi:
   apart;
 - how often OCR misread a word, by its confidence (Tesseract's, 0 to 100),
   for words and for numbers: what the uncertainty threshold rests on.
+  ``--confidence`` prints only that table, over more pages and down to a
+  75 dpi scan, with the total over all of them.
 
 "before" is the same verifier given the document without its OCR word
 confidences, which is how a verifier without the OCR tolerance reads an OCR'd
 page; "after" is the verifier as shipped. Both run on the same OCR output.
 
-    python bench/ocr_quotes.py [--show]
+    python bench/ocr_quotes.py [--show]    (--show lists the positives that miss)
+    python bench/ocr_quotes.py --confidence
 """
 
 from __future__ import annotations
@@ -54,6 +57,11 @@ PAGES = {
     "pymupdf-test-3820-who-hcv-155p.pdf": [30, 47, 48],
 }
 DPIS = (300, 150, 100)
+CONFIDENCE_PAGES = {
+    "pdfjs-freeculture-352p.pdf": [36, 37, 38, 46, 50, 56],
+    "pymupdf-test-3820-who-hcv-155p.pdf": [29, 30, 31, 45, 47, 48, 54, 60],
+}
+CONFIDENCE_DPIS = (200, 150, 100, 75)
 BANDS = (0, 30, 50, 60, 70, 80, 90, 101)
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)”\"][.!?])\s+(?=[A-Z“\"(])")
 _AUXILIARY = re.compile(r"\b(is|are|was|were|has|have|had|can|could|will|would|should|does|did)\b")
@@ -76,10 +84,10 @@ class Tally:
     missed: list[tuple[Sentence, Verification]] = field(default_factory=list)
 
 
-def pages_as_pdf(folder: Path) -> Path:
+def pages_as_pdf(folder: Path, chosen: dict[str, list[int]] = PAGES) -> Path:
     """The chosen pages of the corpus PDFs, text layer and all, as one PDF."""
     out = pymupdf.open()
-    for name, pages in PAGES.items():
+    for name, pages in chosen.items():
         with pymupdf.open(CORPUS / name) as source:
             for page in pages:
                 out.insert_pdf(source, from_page=page - 1, to_page=page - 1)
@@ -250,7 +258,33 @@ def report_confidence(dpi: int, table: dict[str, list[tuple[int, int]]]) -> None
         print(f"   {kind:8}  {cells}")
 
 
+def confidence_study() -> None:
+    """The misread table over ``CONFIDENCE_PAGES`` at each of ``CONFIDENCE_DPIS``, and in all."""
+    total = {kind: [(0, 0) for _ in BANDS[1:]] for kind in ("words", "numbers")}
+    with tempfile.TemporaryDirectory() as folder:
+        text_pdf = pages_as_pdf(Path(folder), CONFIDENCE_PAGES)
+        truth, _ = read_document(text_pdf, ocr=OcrSettings.parse("never"))
+        for dpi in CONFIDENCE_DPIS:
+            scan, _ = read_document(scanned(text_pdf, dpi), ocr=OcrSettings.parse("auto", "eng"))
+            table = misreads_by_confidence(truth, scan)
+            report_confidence(dpi, table)
+            for kind, bands in table.items():
+                total[kind] = [
+                    (words + more_words, misread + more_misread)
+                    for (words, misread), (more_words, more_misread) in zip(
+                        total[kind], bands, strict=True
+                    )
+                ]
+    print("-- all of them --")
+    for kind, bands in total.items():
+        cells = "  ".join(f"{m / w:6.0%}" if w else f"{'-':>6}" for w, m in bands)
+        print(f"   {kind:8}  {cells}")
+
+
 def main() -> int:
+    if "--confidence" in sys.argv:
+        confidence_study()
+        return 0
     show = "--show" in sys.argv
     print(f"OCR uncertain below confidence {UNCERTAIN_BELOW:.0f}")
     with tempfile.TemporaryDirectory() as folder:
