@@ -17,6 +17,7 @@ from reader.retrieve import search
 from reader.store import LibraryStore
 from reader.store.sources import SourceFile, record_source
 from reader.verify import DocumentVerifier, PassageVerifier
+from reader.verify.ocr import OcrReading
 from reader.verify.passages import PageStarts
 
 if TYPE_CHECKING:
@@ -157,6 +158,7 @@ class Library:
             pages,
             lambda first, last: self.store.chunks_between(doc_id, first, last),
             [chunk for chunk in retrieved if chunk.doc_id == doc_id],
+            ocr=OcrReading(lambda: self.store.ocr_words(doc_id)),
         )
 
     def verifier(self, doc_id: str) -> DocumentVerifier:

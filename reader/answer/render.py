@@ -95,10 +95,12 @@ def verification_summary(answer: Answer) -> str:
     )
 
 
-def _status_note(item: CheckedClaim) -> str:
+def _status_note(item: CheckedClaim, text: Callable[[str], str]) -> str:
+    """The claim's status; a fuzzy one with its reason (extraction damage, or a
+    page read by OCR and what to check on it), passed through ``text``."""
     status: str = item.verification.status
     if status == "fuzzy":
-        status = "fuzzy: the source text was damaged in extraction"
+        status = f"fuzzy: {text(item.verification.reason)}"
     if not item.grounded:
         status += "; shown as the quote: the claim was not grounded in it"
     return status
@@ -124,7 +126,8 @@ def render_text(answer: Answer, titles: dict[str, str] | None = None) -> str:
             if titles and len(set(titles)) > 1 and item.doc_id in titles:
                 where = f"{terminal_text(titles[item.doc_id])}, {where}"
             quote = terminal_text(item.claim.quote)
-            lines.append(f'[{numbers[index]}] {where}: "{quote}" ({_status_note(item)})')
+            note = _status_note(item, terminal_text)
+            lines.append(f'[{numbers[index]}] {where}: "{quote}" ({note})')
     failed = [item for item in answer.claims if not item.verified]
     if failed:
         lines.append("")
@@ -161,7 +164,9 @@ def render_markdown(answer: Answer, titles: dict[str, str] | None = None) -> str
             title = one_line((titles or {}).get(item.doc_id or "", ""))
             page = f"page {item.verification.page}"
             source = f"{markdown_text(title)}, {page}" if title else page
-            status = "verified" if item.verification.status == "exact" else "verified (fuzzy)"
+            status = "verified"
+            if item.verification.status == "fuzzy":
+                status += f" (fuzzy: {markdown_inline(item.verification.reason)})"
             status += ", grounded" if item.grounded else ", not grounded: shown as the quote"
             quote = markdown_inline(item.claim.quote)
             lines.append(f'[^{numbers[index]}]: {source}: "{quote}" ({status})')

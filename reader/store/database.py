@@ -29,6 +29,7 @@ from reader.records import (
     Document,
     Heading,
     OcrBox,
+    OcrConfidence,
     OcrPageInfo,
     answer_from_json,
     furniture_from_json,
@@ -201,6 +202,10 @@ class LibraryStore:
                 f"Could not save {document.path} to the library ({error}); nothing was changed"
                 + ("; free some disk space and try again." if health.is_disk_full(error) else ".")
             ) from None
+
+    def ocr_words(self, doc_id: str) -> list[OcrConfidence]:
+        """Every word OCR read in the document, with its confidence; none for a text layer."""
+        return ocr_pages.word_confidences(self.db.conn, doc_id)
 
     def ocr_boxes(self, doc_id: str, page: int) -> list[OcrBox | None] | None:
         """A box per character of an OCR'd page's text; None if the page has a text layer."""

@@ -25,7 +25,8 @@ that it does:
   where the question looked, not everywhere.
 
 Offsets stay canonical: each stretch of the window is normalised with its
-offset map shifted to where the stretch starts in the document.
+offset map shifted to where the stretch starts in the document, so OCR's
+confidence in a word of the window (``ocr``) is looked up by canonical offset.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from dataclasses import dataclass
 from reader.readingtext import reading_view
 from reader.records import Chunk, Verification
 from reader.textnorm import NormalizedText, normalize, normalize_key
+from reader.verify.ocr import OcrReading
 from reader.verify.verifier import SEPARATOR, Pages, QuoteMatcher, as_read_or_printed
 
 # Chunks read on each side of a retrieved or cited chunk.
@@ -61,8 +63,15 @@ class PageStarts:
 class PassageVerifier:
     """Verifies quotes cited from one document's retrieved passages."""
 
-    def __init__(self, pages: Pages, chunk_range: ChunkRange, retrieved: Sequence[Chunk]) -> None:
+    def __init__(
+        self,
+        pages: Pages,
+        chunk_range: ChunkRange,
+        retrieved: Sequence[Chunk],
+        ocr: OcrReading | None = None,
+    ) -> None:
         self._pages = pages
+        self._ocr = ocr
         self._chunk_range = chunk_range
         self._chunks: dict[int, Chunk] = {}
         self._last_seq: int | None = None  # known once a read comes back short
@@ -157,7 +166,9 @@ class PassageVerifier:
             origin.extend(norm.origin)
             texts.append((start, text))
         norm = NormalizedText("".join(keys), origin)
-        return QuoteMatcher(self._pages, list(self._chunks.values()), norm, texts, scope=SCOPE)
+        return QuoteMatcher(
+            self._pages, list(self._chunks.values()), norm, texts, scope=SCOPE, ocr=self._ocr
+        )
 
 
 def _runs(chunks: list[Chunk]) -> list[list[Chunk]]:

@@ -4,8 +4,9 @@ Three outcomes (see DESIGN.md):
 - exact: the normalised quote occurs in the normalised source; the span covers
   exactly the quoted characters of the canonical text;
 - fuzzy: the quote is there but damaged by extraction (a dropped ligature, a
-  word split or run together, a garbled character); the best-aligned span is
-  returned and flagged;
+  word split or run together, a garbled character) or, on a page read by OCR,
+  by the engine's misreadings (see ``reader.verify.ocr``); the best-aligned
+  span is returned and flagged, with the reason;
 - miss: not in the cited source, with the reason, including when the quote is
   in another chunk than the one cited.
 
@@ -25,10 +26,10 @@ from unicodedata import combining
 
 from rapidfuzz import fuzz
 
-from reader.readingtext import reading_view
-from reader.records import Chunk, Document, Verification
-from reader.textnorm import NormalizedText, normalize, normalize_key
-from reader.verify.damage import align_damaged
+from reader.records import Chunk, Verification
+from reader.textnorm import NormalizedText, normalize_key
+from reader.verify.damage import Alignment, OcrConfidenceAt, align_damaged
+from reader.verify.ocr import OcrReading, ocr_reason
 
 _CANDIDATE_CUTOFF = 75.0  # rough alignment score worth refining
 _WORD = re.compile(r"\w+")
@@ -43,61 +44,6 @@ class Pages(Protocol):
     """What a matcher needs of a document besides text: which page an offset is on."""
 
     def page_of(self, offset: int) -> int: ...
-
-
-class DocumentVerifier:
-    """Verifies quotes against one document and its chunks, as read and as printed.
-
-    A quote is matched first against the document as a person reads it: page
-    furniture (running heads, page numbers, footnote markers) left out, so a
-    sentence quoted across a page break, or without its footnote marker,
-    verifies, and its span runs from its first quoted character to its last.
-    A quote that keeps the furniture is matched against the text as printed.
-    Build one per document and reuse it: normalising a long document is the
-    expensive part, matching a quote afterwards is cheap.
-    """
-
-    def __init__(self, document: Document, chunks: Sequence[Chunk]) -> None:
-        self.document = document
-        self._chunks = chunks
-        # Without furniture the reading view normalises to the same key as the text.
-        as_read = (
-            reading_view(document.text, document.furniture) if document.furniture else document.text
-        )
-        self._read = QuoteMatcher(document, chunks, normalize(as_read), [(0, document.text)])
-        self.chunks = self._read.chunks
-        self._printed: QuoteMatcher | None = None if document.furniture else self._read
-
-    @property
-    def printed(self) -> QuoteMatcher:
-        """The matcher on the text as printed, furniture included, built on first use."""
-        if self._printed is None:
-            text = self.document.text
-            self._printed = QuoteMatcher(self.document, self._chunks, normalize(text), [(0, text)])
-        return self._printed
-
-    def prepare(self) -> None:
-        self._read.prepare()
-
-    def verify(
-        self,
-        quote: str,
-        source: str | None = None,
-        retrieved: Collection[str] | None = None,
-    ) -> Verification:
-        """Check ``quote`` against chunk ``source`` (or the whole document if None).
-
-        ``retrieved`` names the chunks the model was shown; citing any other
-        chunk is a miss even if the quote is there.
-        """
-        return as_read_or_printed(self._read, lambda: self.printed, quote, source, retrieved)
-
-    def find_all(self, quote: str) -> list[tuple[int, int]]:
-        """Every ``[start, end)`` span of the canonical text matching ``quote`` exactly."""
-        spans = set(self._read.find_all(quote))
-        if self.printed is not self._read:
-            spans.update(self.printed.find_all(quote))
-        return sorted(spans)
 
 
 def as_read_or_printed(
@@ -132,7 +78,9 @@ class QuoteMatcher:
     pieces: the whole document as one piece, or some stretches of it (a window
     of chunks around the passages a question retrieved). The keys of stretches
     that do not touch are joined by ``SEPARATOR``; a match never crosses it, and
-    ``scope`` says in the reasons what was searched.
+    ``scope`` says in the reasons what was searched. ``ocr`` says which words of
+    the canonical text OCR read (None: none did); only there are its
+    misreadings tolerated.
     """
 
     def __init__(
@@ -142,9 +90,11 @@ class QuoteMatcher:
         norm: NormalizedText,
         texts: Sequence[tuple[int, str]],
         scope: str = "the document",
+        ocr: OcrReading | None = None,
     ) -> None:
         self.document = document
         self.scope = scope
+        self._ocr = ocr
         self._texts = sorted(texts)
         self._text_starts = [offset for offset, _ in self._texts]
         self.chunks = sorted(chunks, key=lambda chunk: chunk.start)
@@ -230,13 +180,13 @@ class QuoteMatcher:
             return self._fuzzy(source, aligned)
         other = self._fuzzy_anywhere(quote_key, exclude=source)
         if other is not None:
-            other_chunk = self._chunk_at_key(other[0])
+            other_chunk = self._chunk_at_key(other.start)
             return Verification(
                 "miss",
                 f"a damaged copy of the quote is in chunk {other_chunk}, "
                 f"not in the cited chunk {source}",
                 chunk_id=source,
-                score=other[2],
+                score=other.score,
                 found_in=(other_chunk,),
             )
         return Verification(
@@ -278,11 +228,15 @@ class QuoteMatcher:
 
     def _char_at(self, offset: int) -> str:
         """The canonical character at ``offset``, or "" where no text was given."""
-        index = bisect_right(self._text_starts, offset) - 1
+        return self._canonical(offset, offset + 1)
+
+    def _canonical(self, start: int, end: int) -> str:
+        """The canonical text ``[start, end)``, as far as the piece holding ``start`` goes."""
+        index = bisect_right(self._text_starts, start) - 1
         if index < 0:
             return ""
-        start, text = self._texts[index]
-        return text[offset - start] if offset - start < len(text) else ""
+        offset, text = self._texts[index]
+        return text[start - offset : end - offset]
 
     def _exact(self, chunk_id: str, position: int, length: int, occurrences: int) -> Verification:
         start, end = self._span(position, position + length)
@@ -301,17 +255,31 @@ class QuoteMatcher:
             occurrences=occurrences,
         )
 
-    def _fuzzy(self, chunk_id: str, aligned: tuple[int, int, float]) -> Verification:
-        key_start, key_end, score = aligned
-        start, end = self._span(key_start, key_end)
+    def _fuzzy(self, chunk_id: str, aligned: Alignment) -> Verification:
+        start, end = self._span(aligned.start, aligned.end)
+        on_ocr_text = self._ocr is not None and self._ocr.confidence_at(start) is not None
+        if aligned.misread or aligned.uncertain or on_ocr_text:
+            reason = ocr_reason(
+                [self._canonical(*self._span(low, high)) for low, high in aligned.misread],
+                [
+                    (self._canonical(*self._span(low, high)), confidence)
+                    for low, high, confidence in aligned.uncertain
+                ],
+                aligned.score,
+            )
+        else:
+            reason = (
+                "the quote matches the source up to extraction damage "
+                f"(similarity {aligned.score:.0f}%)"
+            )
         return Verification(
             "fuzzy",
-            f"the quote matches the source up to extraction damage (similarity {score:.0f}%)",
+            reason,
             chunk_id=chunk_id,
             start=start,
             end=end,
             page=self.document.page_of(start),
-            score=score,
+            score=aligned.score,
             occurrences=0,
         )
 
@@ -322,7 +290,7 @@ class QuoteMatcher:
             )
         aligned = self._fuzzy_anywhere(quote_key, exclude=None)
         if aligned is not None:
-            return self._fuzzy(self._chunk_at_key(aligned[0]), aligned)
+            return self._fuzzy(self._chunk_at_key(aligned.start), aligned)
         return Verification("miss", f"the quote was not found anywhere in {self.scope}")
 
     # -- matching ------------------------------------------------------------------
@@ -432,8 +400,10 @@ class QuoteMatcher:
         """Whether the quote holds a number the document never contains.
 
         Such a quote cannot match even fuzzily (damage never changes digits),
-        so the costly alignment is skipped.
+        so the costly alignment is skipped; but OCR may have misread it.
         """
+        if self._ocr is not None and self._ocr.has_words():
+            return False
         if self._numbers is None:
             self._numbers = set(_DIGITS.findall(self._norm.key))
         return any(
@@ -442,22 +412,22 @@ class QuoteMatcher:
             if match.start() > 0 and match.end() < len(quote_key)  # whole numbers only
         )
 
-    def _fuzzy_anywhere(self, quote_key: str, exclude: str | None) -> tuple[int, int, float] | None:
+    def _fuzzy_anywhere(self, quote_key: str, exclude: str | None) -> Alignment | None:
         """The best fuzzy alignment in any chunk (but ``exclude``)."""
         if self._has_unknown_number(quote_key):
             return None
-        best: tuple[int, int, float] | None = None
+        best: Alignment | None = None
         for index in self._candidate_chunks(quote_key, limit=6):
             chunk = self.chunks[index]
             if chunk.id == exclude or index < 0:
                 continue
             low, high = self._key_ranges[chunk.id]
             aligned = self._fuzzy_in_range(quote_key, low, high)
-            if aligned is not None and (best is None or aligned[2] > best[2]):
+            if aligned is not None and (best is None or aligned.score > best.score):
                 best = aligned
         return best
 
-    def _fuzzy_in_range(self, quote_key: str, low: int, high: int) -> tuple[int, int, float] | None:
+    def _fuzzy_in_range(self, quote_key: str, low: int, high: int) -> Alignment | None:
         """Align a damaged quote with key range ``[low, high)``.
 
         The window reaches one quote length past the range on each side, so a
@@ -476,11 +446,21 @@ class QuoteMatcher:
         margin = max(8, len(quote_key) // 4)
         area_low = max(0, rough.dest_start - margin)
         area_high = min(len(window), rough.dest_end + margin)
-        aligned = align_damaged(quote_key, window[area_low:area_high])
+        area_start = window_low + area_low
+        aligned = align_damaged(
+            quote_key, window[area_low:area_high], self._ocr_confidence_from(area_start)
+        )
         if aligned is None:
             return None
-        start = window_low + area_low + aligned[0]
-        end = window_low + area_low + aligned[1]
-        if not (start < high and end > low):
+        aligned = aligned.shifted(area_start)
+        if not (aligned.start < high and aligned.end > low):
             return None
-        return start, end, aligned[2]
+        return aligned
+
+    def _ocr_confidence_from(self, key_start: int) -> OcrConfidenceAt | None:
+        """OCR's confidence at a position of the key counted from ``key_start``; None
+        when OCR read none of the document."""
+        if self._ocr is None or not self._ocr.has_words():
+            return None
+        ocr, origin = self._ocr, self._norm.origin
+        return lambda position: ocr.confidence_at(origin[key_start + position])
