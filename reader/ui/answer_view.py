@@ -13,10 +13,7 @@ from reader.answer.render import claim_numbers, prose_pieces
 from reader.records import Answer, CheckedClaim
 from reader.textsafe import html_text
 
-FUZZY_TIP = (
-    "Fuzzy match: the quote is in the source, but the document's text was damaged in "
-    "extraction (a ligature, a broken word), so the match is approximate."
-)
+FUZZY_TIP = "Fuzzy match: the quote is in the source, but not letter for letter: {reason}"
 
 
 def answer_html(answer: Answer, titles: dict[str, str] | None = None) -> str:
@@ -44,7 +41,9 @@ def answer_html(answer: Answer, titles: dict[str, str] | None = None) -> str:
             page = item.verification.page
             title = html_text((titles or {}).get(item.doc_id or "", ""))
             where = f"{title}, page {page}" if title else f"page {page}"
-            kind = " (fuzzy)" if item.verification.status == "fuzzy" else ""
+            kind = ""
+            if item.verification.status == "fuzzy":  # why: extraction damage, or an OCR'd page
+                kind = f" (fuzzy: {html_text(item.verification.reason)})"
             if not item.grounded:
                 kind += " (the claim was not grounded in this quote, so the quote is shown)"
             out.append(
@@ -171,6 +170,8 @@ class AnswerView(QTextBrowser):
         anchor = self.anchorAt(event.position().toPoint())
         if anchor.startswith("claim:") and self.answer is not None:
             index = int(anchor.split(":", 1)[1])
-            if self.answer.claims[index].verification.status == "fuzzy":
-                QToolTip.showText(event.globalPosition().toPoint(), FUZZY_TIP, self)
+            verification = self.answer.claims[index].verification
+            if verification.status == "fuzzy":
+                tip = FUZZY_TIP.format(reason=verification.reason)
+                QToolTip.showText(event.globalPosition().toPoint(), tip, self)
         super().mouseMoveEvent(event)

@@ -12,7 +12,17 @@ import pymupdf
 import pytest
 from PySide6.QtCore import QTimer
 
-from reader.records import Document, OcrPageInfo
+from reader.records import (
+    Answer,
+    AnswerMetrics,
+    CheckedClaim,
+    Claim,
+    Document,
+    Grounding,
+    OcrPageInfo,
+    Verification,
+)
+from reader.ui.answer_view import answer_html
 from reader.ui.ocr_labels import (
     IngestStep,
     document_note,
@@ -160,3 +170,22 @@ def test_a_quote_from_a_scanned_page_is_drawn_on_the_words_in_the_page_image(
             if overlap(r, line) > 0 and r[0] < line[2] and r[2] > line[0]
         )
         assert covered > 0.8 * (line[2] - line[0]), (line, drawn)
+
+
+def test_a_fuzzy_claim_says_why_it_is_fuzzy_in_the_sources_list():
+    reason = (
+        "the page was read by OCR and is uncertain at '1996' (confidence 41%): "
+        "check the page image <b>"
+    )
+    claim = CheckedClaim(
+        Claim("The survey ran in 1990.", "c1", "The survey ran in 1990."),
+        Verification("fuzzy", reason, chunk_id="c1", start=0, end=23, page=2),
+        doc_id="doc",
+        grounding=Grounding(True, ""),
+    )
+    answer = Answer(
+        "When?", "", [claim], [], "scripted", "claims", ["doc"], AnswerMetrics(claims=1, fuzzy=1)
+    )
+    html = answer_html(answer, {"doc": "Survey"})
+    assert "Survey, page 2</a> (fuzzy: the page was read by OCR and is uncertain at" in html
+    assert "&lt;b&gt;" in html and "<b>)" not in html  # the reason is text, never markup
