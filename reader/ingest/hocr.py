@@ -72,8 +72,8 @@ class OcrPage:
     @property
     def confident_share(self) -> float:
         """The share of characters in words read with a confidence of 90 or more
-        (0 on an empty page): near 0 for a page read upside down, where mean
-        confidence is no test, poor upright scans having as low a one."""
+        (0 on an empty page): near 0 for a page read upside down. The mean
+        confidence cannot tell: a poor scan read upright has one as low."""
         words = self.words()
         characters = sum(len(word.text) for word in words)
         confident = sum(len(word.text) for word in words if word.confidence >= 90)

@@ -7,6 +7,7 @@ text PDF's own text, and the boxes it gives with the text PDF's word boxes.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -181,7 +182,7 @@ def test_a_mixed_document_keeps_its_text_page_and_reads_its_scan(tmp_path, prose
     start, end = document.page_range(1)
     assert document.text[start:end].strip() == "A page with a real text layer."
     assert "harbour froze" in document.text[document.page_range(2)[0] :]
-    assert any("read from the page image by OCR" in warning for warning in document.warnings)
+    assert document.warnings == []  # every page has text
 
 
 def test_ocr_never_leaves_a_scanned_page_empty_and_says_so(tmp_path, prose_scan):
@@ -223,12 +224,30 @@ def test_a_scan_turned_upside_down_is_turned_back_with_boxes_on_its_words(tmp_pa
         assert lies_on(read_word_rect(document, word), printed), word
 
 
+def test_the_command_reads_a_scan_and_lists_its_page_as_read_by_ocr(prose_scan):
+    def reader_cli(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "reader.cli", *args]
+        return subprocess.run(command, capture_output=True, text=True, check=True)
+
+    ingested = json.loads(reader_cli("ingest", "--json", str(prose_scan)).stdout)
+    assert ingested["warnings"] == []
+    assert ", 1 page read by OCR, 1 chunks)" in reader_cli("list").stdout
+    chunks = json.loads(reader_cli("chunks", "--json", ingested["doc_id"]).stdout)
+    assert [chunk["ocr_pages"] for chunk in chunks] == [[1]]
+    assert "harbour froze" in chunks[0]["text"]
+
+
 # -- the page image given to Tesseract ----------------------------------------------------
 
 
 @pytest.mark.parametrize(
     ("scanned_at", "colour", "read_at", "read_in_colour"),
-    [(150, True, 150, True), (200, False, 200, False), (72, True, 300, False)],
+    [
+        (250, True, 250, True),
+        (200, False, 200, False),
+        (150, True, 200, False),
+        (72, True, 200, False),
+    ],
 )
 def test_a_scan_is_read_at_its_own_resolution_and_colours_when_not_too_coarse(
     tmp_path, prose_pdf, scanned_at, colour, read_at, read_in_colour
