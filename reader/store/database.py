@@ -366,22 +366,10 @@ class LibraryStore:
             "(SELECT json_group_array(o.page) FROM ocr_pages o WHERE o.doc_id = d.id) "
             "FROM documents d ORDER BY d.ingested_at, d.title"
         ).fetchall()
-        keys = [
-            "id",
-            "title",
-            "path",
-            "kind",
-            "pages",
-            "chars",
-            "extractor",
-            "ingested_at",
-            "warnings",
-            "chunks",
-            "ocr_pages",
-        ]
+        keys = "id title path kind pages chars extractor ingested_at warnings chunks ocr_pages"
         documents = []
         for row in rows:
-            record = dict(zip(keys, row, strict=True))
+            record = dict(zip(keys.split(), row, strict=True))
             record["warnings"] = json.loads(str(record["warnings"]))
             record["ocr_pages"] = sorted(json.loads(str(record["ocr_pages"])))
             documents.append(record)
