@@ -419,9 +419,10 @@ def render_for_ocr(page: pymupdf.Page, turn: int = 0) -> PageImage:
     and in its own colours, which gives Tesseract the scanner's pixels. A coarser
     scan is resampled to ``MIN_SCAN_DPI``: on 150 dpi grey scans of corpus prose
     Tesseract got 0.83% of the characters wrong read as they were, 0.21% at
-    200 dpi in 5% more time (0.20% at 300 dpi, in 28% more); on 72 dpi scans,
-    7% and 1.9%. Resampled, grey read as well as colour and faster, so coarser
-    and finer scans, and pages that are not scans, are rendered grey.
+    200 dpi in a tenth to a fifth more time (0.20% at 300 dpi, in a quarter
+    more); on 72 dpi scans, 7% and 1.9%. Resampled, grey read as well as
+    colour and faster, so coarser and finer scans, and pages that are not
+    scans, are rendered grey.
     """
     scan = _page_scan(page)
     if scan is None:
