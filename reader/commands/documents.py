@@ -208,7 +208,8 @@ def list_documents(stale: bool, as_json: bool) -> None:
         assert isinstance(ocr_pages, list)
         ocr = f"{_page_count(len(ocr_pages))} read by OCR, " if ocr_pages else ""
         click.echo(
-            f"{document['id']}  {one_line(str(document['title']))}  ({document['pages']} pages, "
+            f"{document['id']}  {one_line(str(document['title']))}  "
+            f"({_page_count(int(str(document['pages'])))}, "
             f"{ocr}{document['chunks']} chunks)  {one_line(str(document['path']))}"
         )
 
