@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pymupdf
@@ -63,6 +64,30 @@ def make_pdf(tmp_path: Path) -> PdfMaker:
         document.save(path, **save_options)
         document.close()
         return path
+
+    return make
+
+
+@dataclass(frozen=True)
+class Scan:
+    path: Path  # the image-only PDF, as a scanner makes it
+    original: Path  # the text PDF it was rendered from: where every word really is
+
+
+@pytest.fixture
+def make_scan(make_pdf, tmp_path: Path):
+    """An image-only PDF of the given pages (as ``make_pdf`` takes them), each
+    rendered at ``dpi`` into a page of the same size, with the text PDF it came from."""
+
+    def make(pages, name: str = "scan.pdf", dpi: int = 300) -> Scan:
+        original = make_pdf(pages, name=f"original-{name}")
+        with pymupdf.open(original) as text, pymupdf.open() as scan:
+            for page in text:
+                image = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
+                scanned = scan.new_page(width=page.rect.width, height=page.rect.height)
+                scanned.insert_image(scanned.rect, pixmap=image)
+            scan.save(tmp_path / name, deflate=True)
+        return Scan(tmp_path / name, original)
 
     return make
 

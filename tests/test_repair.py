@@ -154,25 +154,17 @@ def test_a_library_that_cannot_be_read_at_all_is_replaced_and_kept(reader_home):
         assert store.list_documents() == []
 
 
-def _scanned_pdf(path: Path, text: str) -> Path:
-    """A one-page PDF holding only an image of ``text``: what a scanner makes."""
-    import pymupdf
-
-    with pymupdf.open() as printed, pymupdf.open() as scanned:
-        page = printed.new_page()
-        page.insert_textbox(pymupdf.Rect(72, 72, 520, 400), text, fontsize=13)
-        image = scanned.new_page(width=page.rect.width, height=page.rect.height)
-        image.insert_image(image.rect, pixmap=page.get_pixmap(dpi=200))
-        scanned.save(path)
-    return path
-
-
-def test_repair_keeps_what_ocr_read_on_a_scanned_document(two_documents, tmp_path):
-    scan = _scanned_pdf(
-        tmp_path / "notice.pdf",
-        "Harbour notice. The harbour master collects eleven crowns for each mooring "
-        "and keeps the ledger in the stone house by the quay.",
-    )
+def test_repair_keeps_what_ocr_read_on_a_scanned_document(two_documents, make_scan):
+    scan = make_scan(
+        [
+            [
+                "Harbour notice. The harbour master collects eleven crowns for each mooring "
+                "and keeps the ledger in the stone house by the quay."
+            ]
+        ],
+        name="notice.pdf",
+        dpi=200,
+    ).path
     with Library() as library:
         scan_id = library.ingest(scan).doc_id
         before = library.document(scan_id)
