@@ -256,6 +256,13 @@ class CheckedClaim:
     retried: bool = False
     grounding: Grounding | None = None  # set once the quote has verified
     from_evidence: bool = False  # an evidence sentence given as a claim, not a model's
+    # The model cited this quote, which does not say the claim; another verified
+    # sentence of the retrieved passages does, and the claim is linked to it.
+    cited_quote: str | None = None
+
+    @property
+    def reanchored(self) -> bool:
+        return self.cited_quote is not None
 
     @property
     def verified(self) -> bool:
@@ -294,12 +301,18 @@ class CheckedClaim:
             "occurrences": check.occurrences,
             "found_in": list(check.found_in),
             "retried": self.retried,
+            "reanchored": self.reanchored,
+            "cited_quote": self.cited_quote,
             "origin": "evidence" if self.from_evidence else "model",
         }
 
 
 @dataclass(slots=True)
 class AnswerMetrics:
+    """An answer's figures. ``claims`` counts everything shown as a claim; the
+    ``model_*`` figures count only the claims a model wrote, since evidence
+    sentences are taken from the text and verify by construction."""
+
     claims: int = 0
     exact: int = 0
     fuzzy: int = 0
@@ -311,6 +324,11 @@ class AnswerMetrics:
     first_evidence_seconds: float | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    model_claims: int = 0
+    model_verified: int = 0
+    model_supported: int = 0  # verified, and linked in the model's own words
+    reanchored: int = 0
+    evidence_shown: int = 0
 
     @property
     def verification_rate(self) -> float | None:
@@ -322,6 +340,16 @@ class AnswerMetrics:
         """Share of claims whose quote verified and whose text the quote supports."""
         return self.grounded / self.claims if self.claims else None
 
+    @property
+    def model_verified_rate(self) -> float | None:
+        """Share of a model's claims whose quote verified; None when it made none."""
+        return self.model_verified / self.model_claims if self.model_claims else None
+
+    @property
+    def model_supported_rate(self) -> float | None:
+        """Share of a model's claims linked in its own words (supported by a quote)."""
+        return self.model_supported / self.model_claims if self.model_claims else None
+
     def count(self, claims: list[CheckedClaim]) -> None:
         """Set the claim counts from checked claims."""
         self.claims = len(claims)
@@ -329,28 +357,36 @@ class AnswerMetrics:
         self.fuzzy = sum(c.verification.status == "fuzzy" for c in claims)
         self.miss = sum(c.verification.status == "miss" for c in claims)
         self.grounded = sum(c.grounded for c in claims)
+        made = [c for c in claims if not c.from_evidence]
+        self.model_claims = len(made)
+        self.model_verified = sum(c.verified for c in made)
+        self.model_supported = sum(c.grounded for c in made)
+        self.reanchored = sum(c.reanchored and c.verified for c in made)
+        self.evidence_shown = len(claims) - len(made)
 
     def to_json(self) -> dict[str, object]:
-        rate = self.verification_rate
-        grounded_rate = self.grounded_rate
+        def rounded(value: float | None, digits: int = 4) -> float | None:
+            return None if value is None else round(value, digits)
+
         return {
             "claims": self.claims,
             "exact": self.exact,
             "fuzzy": self.fuzzy,
             "miss": self.miss,
             "grounded": self.grounded,
-            "verification_rate": None if rate is None else round(rate, 4),
-            "grounded_rate": None if grounded_rate is None else round(grounded_rate, 4),
+            "verification_rate": rounded(self.verification_rate),
+            "grounded_rate": rounded(self.grounded_rate),
+            "model_claims": self.model_claims,
+            "model_verified": self.model_verified,
+            "model_supported": self.model_supported,
+            "model_verified_rate": rounded(self.model_verified_rate),
+            "model_supported_rate": rounded(self.model_supported_rate),
+            "reanchored": self.reanchored,
+            "evidence_shown": self.evidence_shown,
             "retried": self.retried,
             "seconds": round(self.seconds, 3),
-            "first_token_seconds": (
-                None if self.first_token_seconds is None else round(self.first_token_seconds, 3)
-            ),
-            "first_evidence_seconds": (
-                None
-                if self.first_evidence_seconds is None
-                else round(self.first_evidence_seconds, 3)
-            ),
+            "first_token_seconds": rounded(self.first_token_seconds, 3),
+            "first_evidence_seconds": rounded(self.first_evidence_seconds, 3),
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
         }
@@ -370,6 +406,8 @@ class Answer:
     metrics: AnswerMetrics
     problem: str | None = None  # why the model's output yielded no claims, if it did not
     not_found: str | None = None  # why the documents were judged not to answer, if so
+    # When not answered: the passages that came closest, shown as such, never as claims.
+    closest: list[CheckedClaim] = field(default_factory=list)
     id: int | None = None
     created_at: str = ""
     # Why the answer is not in the history (a read-only library, a full disk), if so.
@@ -388,6 +426,7 @@ class Answer:
             "problem": self.problem,
             "answered": self.not_found is None,
             "not_found_reason": self.not_found,
+            "closest": [claim.to_json() for claim in self.closest],
             "created_at": self.created_at,
             "metrics": self.metrics.to_json(),
             "not_recorded": self.not_recorded,
@@ -396,55 +435,11 @@ class Answer:
 
 def answer_from_json(data: dict[str, Any], answer_id: int | None = None) -> Answer:
     """Rebuild an ``Answer`` from ``Answer.to_json()`` output."""
-    claims = []
-    for item in data.get("claims", []):
-        verification = Verification(
-            status=item["status"],
-            reason=item.get("reason", ""),
-            chunk_id=item.get("source_id"),
-            start=item.get("start"),
-            end=item.get("end"),
-            page=item.get("page"),
-            occurrences=item.get("occurrences", 0),
-            found_in=tuple(item.get("found_in", ())),
-        )
-        grounding = None
-        if item.get("grounding_reason") is not None:
-            grounding = Grounding(
-                bool(item.get("grounded")),
-                str(item["grounding_reason"]),
-                tuple(item.get("ungrounded_words", ())),
-            )
-        claims.append(
-            CheckedClaim(
-                Claim(item["text"], item["source_id"], item["quote"]),
-                verification,
-                doc_id=item.get("doc_id"),
-                retried=bool(item.get("retried")),
-                grounding=grounding,
-                from_evidence=item.get("origin") == "evidence",
-            )
-        )
+    claims = [_checked_claim_from_json(item) for item in data.get("claims", [])]
+    closest = [_checked_claim_from_json(item) for item in data.get("closest", [])]
     metrics_data = data.get("metrics", {})
-    metrics = AnswerMetrics(
-        **{
-            key: metrics_data[key]
-            for key in (
-                "claims",
-                "exact",
-                "fuzzy",
-                "miss",
-                "grounded",
-                "retried",
-                "seconds",
-                "first_token_seconds",
-                "first_evidence_seconds",
-                "prompt_tokens",
-                "completion_tokens",
-            )
-            if key in metrics_data
-        }
-    )
+    names = AnswerMetrics.__dataclass_fields__
+    metrics = AnswerMetrics(**{key: metrics_data[key] for key in names if key in metrics_data})
     return Answer(
         question=data["question"],
         answer=data.get("answer", ""),
@@ -456,6 +451,36 @@ def answer_from_json(data: dict[str, Any], answer_id: int | None = None) -> Answ
         metrics=metrics,
         problem=data.get("problem"),
         not_found=data.get("not_found_reason"),
+        closest=closest,
         id=answer_id if answer_id is not None else data.get("id"),
         created_at=data.get("created_at", ""),
+    )
+
+
+def _checked_claim_from_json(item: dict[str, Any]) -> CheckedClaim:
+    verification = Verification(
+        status=item["status"],
+        reason=item.get("reason", ""),
+        chunk_id=item.get("source_id"),
+        start=item.get("start"),
+        end=item.get("end"),
+        page=item.get("page"),
+        occurrences=item.get("occurrences", 0),
+        found_in=tuple(item.get("found_in", ())),
+    )
+    grounding = None
+    if item.get("grounding_reason") is not None:
+        grounding = Grounding(
+            bool(item.get("grounded")),
+            str(item["grounding_reason"]),
+            tuple(item.get("ungrounded_words", ())),
+        )
+    return CheckedClaim(
+        Claim(item["text"], item["source_id"], item["quote"]),
+        verification,
+        doc_id=item.get("doc_id"),
+        retried=bool(item.get("retried")),
+        grounding=grounding,
+        from_evidence=item.get("origin") == "evidence",
+        cited_quote=item.get("cited_quote"),
     )

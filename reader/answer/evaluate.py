@@ -36,16 +36,19 @@ from __future__ import annotations
 import json
 import statistics
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from reader.answer.backends import Backend
+from reader.answer.hygiene import says_not_answered, strip_meta
 from reader.answer.pipeline import Answerer
 from reader.errors import ReaderError
 from reader.library import Library
 from reader.textnorm import normalize_key
+from reader.verify.grounding import check_grounding
 
 
 @dataclass
@@ -114,15 +117,6 @@ def _squad_items(data: dict[str, Any]) -> list[EvalItem]:
     return items
 
 
-def load_squad(path: Path) -> list[tuple[str, str, list[tuple[int, int]]]]:
-    """(context, question, gold spans) for every answerable SQuAD question."""
-    return [
-        (item.context or "", item.question, item.gold_spans)
-        for item in load_items(path)
-        if item.answerable and item.context is not None
-    ]
-
-
 def _percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
@@ -174,6 +168,9 @@ def evaluate(
                     {
                         "shown": c.shown_text,
                         "model": c.claim.text,
+                        "quote": c.claim.quote,
+                        "cited_quote": c.cited_quote,
+                        "origin": "evidence" if c.from_evidence else "model",
                         "grounded": c.grounded,
                         "status": c.verification.status,
                         "page": c.verification.page,
@@ -280,3 +277,76 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
 def _contains_answer(text: str, answers: list[str]) -> bool:
     shown = normalize_key(text)
     return any(normalize_key(answer) in shown for answer in answers if answer.strip())
+
+
+# -- the support check on claims labelled by hand ----------------------------------------
+
+
+def is_support_set(path: Path) -> bool:
+    """Whether ``path`` is a labelled set of claims (JSON lines with a "label")."""
+    try:
+        with Path(path).open(encoding="utf-8") as stream:
+            first = json.loads(stream.readline())
+    except (OSError, ValueError):
+        return False
+    return isinstance(first, dict) and "label" in first and "claim" in first
+
+
+def evaluate_support(path: Path, details: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Precision and recall of the support check, per model, on labelled claims.
+
+    Each line holds a question, a claim a real model wrote, the quote it is
+    linked to, and a hand label: "supported" (the claim says only what the
+    quote says, paraphrase allowed) or "unsupported". A claim is linked in its
+    own words when hygiene leaves something to check and the check passes.
+    Precision: linked claims that are supported; recall: supported claims linked.
+    """
+    try:
+        rows = [
+            json.loads(line)
+            for line in Path(path).read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
+        labelled = [
+            (str(r["model"]), r) for r in rows if r["label"] in ("supported", "unsupported")
+        ]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ReaderError(
+            f"{path} is not a labelled claim set ({type(error).__name__}: {error})."
+        ) from None
+    if not labelled:
+        raise ReaderError(f"{path} holds no labelled claims.")
+    per_model: dict[str, dict[str, int]] = {}
+    started = time.perf_counter()
+    for model, row in labelled:
+        claim = strip_meta(str(row["claim"]))
+        linked = not says_not_answered(claim) and (
+            check_grounding(claim, str(row["quote"]), str(row.get("question", ""))).grounded
+        )
+        supported = row["label"] == "supported"
+        counts = per_model.setdefault(model, {"claims": 0, "supported": 0, "linked": 0, "both": 0})
+        counts["claims"] += 1
+        counts["supported"] += supported
+        counts["linked"] += linked
+        counts["both"] += linked and supported
+        if details is not None and linked != supported:
+            details.append({**row, "linked": linked, "error": "linked" if linked else "refused"})
+    elapsed = time.perf_counter() - started
+    total = {
+        key: sum(c[key] for c in per_model.values())
+        for key in ("claims", "supported", "linked", "both")
+    }
+
+    def figures(counts: dict[str, int]) -> dict[str, Any]:
+        return {
+            **counts,
+            "precision": _ratio(counts["both"], counts["linked"]),
+            "recall": _ratio(counts["both"], counts["supported"]),
+        }
+
+    return {
+        "file": str(path),
+        "overall": figures(total),
+        "by_model": {model: figures(counts) for model, counts in sorted(per_model.items())},
+        "ms_per_claim": round(1000 * elapsed / len(labelled), 3),
+    }

@@ -14,6 +14,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, TypeVar
 
 from reader.records import Claim
@@ -397,6 +398,16 @@ class _PhraseCounter:
         self.ends.append((start, words))
 
 
+class Stop(StrEnum):
+    """Why the repetition guard stopped a generation early."""
+
+    ENOUGH_CLAIMS = "the model gave the claims the question needs"
+    REPEATED_CLAIM = "the model repeated a claim"
+    RAN_ON = "the model's sentence ran on without end"
+    COUNTING = "the model is counting"
+    REPEATED_PHRASE = "the model repeated a phrase"
+
+
 class RepetitionGuard:
     """Watches a model's output as it streams and says when to stop it.
 
@@ -425,7 +436,7 @@ class RepetitionGuard:
         self._field_open = False
         self._phrases = _PhraseCounter()
 
-    def feed(self, piece: str) -> tuple[list[Claim], str | None]:
+    def feed(self, piece: str) -> tuple[list[Claim], Stop | None]:
         """New complete claims, and the reason to stop now (None: go on)."""
         start = self._length
         self._length += len(piece)
@@ -434,12 +445,12 @@ class RepetitionGuard:
         for claim in new:
             key = claim_key(claim)
             if key in self._keys:
-                return [], "the model repeated a claim"
+                return [], Stop.REPEATED_CLAIM
             self._keys.add(key)
         self._complete += len(new)
         self._follow_claims_end(piece, start, bool(new))
         if self._complete >= self.max_claims and self._another_claim_starts():
-            return new, "the model gave the claims the question needs"
+            return new, Stop.ENOUGH_CLAIMS
         return new, self._looping(piece, start)
 
     def _follow_claims_end(self, piece: str, start: int, claims_completed: bool) -> None:
@@ -460,7 +471,7 @@ class RepetitionGuard:
         opening, closing = self._next_open, self._next_close
         return opening >= 0 and (closing < 0 or opening < closing)
 
-    def _looping(self, piece: str, start: int) -> str | None:
+    def _looping(self, piece: str, start: int) -> Stop | None:
         window_start = self._length - len(self._recent)
         self._phrases.feed(piece, start)
         # Only the newest text is looked at, so a long output costs linear time.
@@ -472,15 +483,15 @@ class RepetitionGuard:
                 self._field_open = True
         if self._field_open:
             if self._field_end < window_start:
-                return "the model's sentence ran on without end"  # longer than the window
+                return Stop.RAN_ON  # longer than the window
             tail = self._recent[self._field_end - window_start :]
             self._field_open = self._field_closer not in tail.replace('\\"', "")
             if self._field_open and len(tail) > MAX_CLAIM_TEXT_CHARS:
-                return "the model's sentence ran on without end"
+                return Stop.RAN_ON
             if self._field_open and _COUNTING.search(tail):
-                return "the model is counting"
+                return Stop.COUNTING
         if not any(char.isspace() for char in piece):
             return None  # no new word has ended
         if self._phrases.newest_repeats() > _REPEATS_ALLOWED:
-            return "the model repeated a phrase"
+            return Stop.REPEATED_PHRASE
         return None

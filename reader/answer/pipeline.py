@@ -18,14 +18,17 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from reader.answer.backends import Backend, Generation
+from reader.answer.checking import ClaimChecker
 from reader.answer.events import ClaimChecked, EventCallback, Status, Token
+from reader.answer.hygiene import says_not_answered
 from reader.answer.models import writes_grounded_claims
 from reader.answer.parsing import (
     ParsedOutput,
     RepetitionGuard,
+    Stop,
     claim_key,
     parse_output,
     unique_by,
@@ -45,13 +48,11 @@ from reader.answer.prompting import (
     passages_for,
     retry_message,
 )
-from reader.errors import AnswerCancelled, ChunkNotFoundError, ReaderError, StoreError
+from reader.errors import AnswerCancelled, ReaderError, StoreError
 from reader.library import Library
 from reader.readingtext import readable
-from reader.records import Answer, AnswerMetrics, CheckedClaim, Chunk, Claim, Verification
+from reader.records import Answer, AnswerMetrics, CheckedClaim, Chunk
 from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
-from reader.verify import PassageVerifier
-from reader.verify.grounding import grounding_for
 
 DEFAULT_MODE = AUTO
 # Chunks searched for evidence sentences; the right one is in the top 10
@@ -65,6 +66,36 @@ EVIDENCE_FOR_MODEL = 3
 # the first three about three times in four (bench/qa).
 EXTRACTIVE_CLAIMS = {PASSAGES: 3, CONSTRAINED: 2, FREE: 2}
 MAX_TOKENS = {CONSTRAINED: 256, FREE: 400}
+# Evidence sentences a claim may be re-anchored to when its own quote does not say it.
+REANCHOR_CANDIDATES = 12
+
+
+@dataclass
+class _Asking:
+    """One question while it is answered: what it found, how to report, when to stop."""
+
+    question: str
+    chunks: list[Chunk]
+    evidence: list[Evidence]
+    checker: ClaimChecker
+    emit: EventCallback
+    cancel: threading.Event | None
+    started: float
+    metrics: AnswerMetrics = field(default_factory=AnswerMetrics)
+
+    @property
+    def cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
+
+
+@dataclass
+class _ModelAnswer:
+    """What a model's generation came to, checked."""
+
+    claims: list[CheckedClaim]
+    unsupported: list[str]
+    problem: str | None
+    declined: str | None = None  # the model's sentence saying the passages do not answer
 
 
 class Answerer:
@@ -85,10 +116,6 @@ class Answerer:
         self.mode = resolve_mode(mode, backend)
         self.top_k = top_k
         self.record = record
-        # Per question: the retrieved chunks, and a verifier per document over
-        # them and their neighbours (never a whole document: see PassageVerifier).
-        self._retrieved: list[Chunk] = []
-        self._verifiers: dict[str, PassageVerifier] = {}
 
     @property
     def uses_model(self) -> bool:
@@ -103,51 +130,45 @@ class Answerer:
         cancel: threading.Event | None = None,
     ) -> Answer:
         """Answer ``question`` from the given documents (None: the whole library)."""
-        emit = on_event or (lambda event: None)
         started = time.perf_counter()
         question = question.strip()
         if not question:
             raise ReaderError("The question is empty: type a question first.")
-        metrics = AnswerMetrics()
+        emit = on_event or (lambda event: None)
 
         # 1. Retrieve the chunks most likely to hold the answer.
         emit(Status("retrieving"))
         chunks = self.retrieve(question, doc_ids)
-        self._retrieved, self._verifiers = chunks, {}
         scope = list(doc_ids) if doc_ids else sorted({c.doc_id for c in chunks})
-        retrieved = {chunk.id for chunk in chunks}
 
         # 2. Choose evidence: the sentences that answer, verified and shown at once.
-        evidence = choose_evidence(question, chunks, self.library.store.term_rarity)
+        evidence = choose_evidence(
+            question, chunks, self.library.store.term_rarity, limit=REANCHOR_CANDIDATES
+        )
+        checker = ClaimChecker(
+            question, chunks, evidence, self.library.passage_verifier, self.library.store.chunk
+        )
+        asking = _Asking(question, chunks, evidence, checker, emit, cancel, started)
         if not answers_question(evidence):
-            answer = self._not_found(question, evidence, scope, metrics)
+            answer = self._not_found(asking, scope)
         else:
             extractive = [
-                replace(
-                    self._verify(
-                        Claim(readable(e.text), e.chunk.id, readable(e.text)),
-                        e.chunk,
-                        retrieved,
-                        question,
-                    ),
-                    from_evidence=True,
-                )
-                for e in _distinct(evidence)[: EXTRACTIVE_CLAIMS[self.mode]]
+                checker.evidence_claim(item)
+                for item in _distinct(evidence)[: EXTRACTIVE_CLAIMS[self.mode]]
             ]
-            metrics.first_evidence_seconds = time.perf_counter() - started
+            asking.metrics.first_evidence_seconds = time.perf_counter() - started
             for item in extractive:
                 emit(ClaimChecked(item))
-            if self.backend is None or self.mode == PASSAGES:
-                answer = self._compose(question, [], extractive, [], scope, metrics, None)
+            if not self.uses_model:
+                answer = self._compose(asking, _ModelAnswer([], [], None), extractive, scope)
             else:
                 # 3-4. Generate claims from the evidence, check each one.
-                claims, unsupported, problem = self._model_claims(
-                    question, chunks, evidence, retrieved, metrics, emit, cancel
-                )
-                # 5. Compose: the model's claims, then the evidence they leave out.
-                answer = self._compose(
-                    question, claims, extractive, unsupported, scope, metrics, problem
-                )
+                made = self._model_claims(asking)
+                if made.declined is not None and not any(c.grounded for c in made.claims):
+                    answer = self._declined(asking, made, extractive, scope)
+                else:
+                    # 5. Compose: the model's claims, then the evidence they leave out.
+                    answer = self._compose(asking, made, extractive, scope)
         answer.metrics.seconds = time.perf_counter() - started
         if self.record:
             self._record(answer)
@@ -178,138 +199,112 @@ class Answerer:
 
     # -- 3-4. generate and check -------------------------------------------------------
 
-    def _model_claims(
-        self,
-        question: str,
-        chunks: list[Chunk],
-        evidence: list[Evidence],
-        retrieved: set[str],
-        metrics: AnswerMetrics,
-        emit: EventCallback,
-        cancel: threading.Event | None,
-    ) -> tuple[list[CheckedClaim], list[str], str | None]:
-        assert self.backend is not None
+    def _model_claims(self, asking: _Asking) -> _ModelAnswer:
         if self.mode == CONSTRAINED:
-            passages = evidence_passages(_distinct(evidence)[:EVIDENCE_FOR_MODEL])
+            passages = evidence_passages(_distinct(asking.evidence)[:EVIDENCE_FOR_MODEL])
         else:
-            passages = passages_for(chunks[:FREE_PASSAGES])
+            passages = passages_for(asking.chunks[:FREE_PASSAGES])
         by_alias = {p.alias: p.chunk for p in passages}
-        messages = build_messages(question, passages, self.mode)
-        emit(Status("generating"))
-        generation, parsed, stopped = self._generate(
-            messages,
-            self._grammar(passages, claims_only=False),
-            emit,
-            cancel,
-            question,
-            by_alias,
-            retrieved,
+        messages = build_messages(asking.question, passages, self.mode)
+        asking.emit(Status("generating"))
+        generation, parsed, stopped = self._generate(asking, messages, passages, by_alias)
+        asking.emit(Status("verifying"))
+        declines = [c.text for c in parsed.claims if says_not_answered(c.text)]
+        # Already checked while streaming: these are looked up, not checked again.
+        checked = [
+            asking.checker.model_claim(claim, by_alias)
+            for claim in parsed.claims
+            if not says_not_answered(claim.text)
+        ]
+        failures = [index for index, item in enumerate(checked) if not item.verified]
+        if failures and not asking.cancelled:
+            asking.emit(Status("retrying", f"{len(failures)} claims did not verify"))
+            conversation = [*messages, {"role": "assistant", "content": generation.text}]
+            checked = self._retry(asking, conversation, checked, failures, passages, by_alias)
+        return _ModelAnswer(
+            checked,
+            parsed.unsupported,
+            _problem(parsed, generation, stopped),
+            declines[0] if declines else None,
         )
-        self._count(metrics, generation)
-        emit(Status("verifying"))
-        checked = [self._check(claim, by_alias, retrieved, question) for claim in parsed.claims]
-
-        failures = [(i, c) for i, c in enumerate(checked) if not c.verified]
-        if failures and not (cancel is not None and cancel.is_set()):
-            emit(Status("retrying", f"{len(failures)} claims did not verify"))
-            checked = self._retry(
-                messages,
-                generation,
-                failures,
-                checked,
-                by_alias,
-                retrieved,
-                passages,
-                question,
-                metrics,
-                cancel,
-            )
-        return checked, parsed.unsupported, _problem(parsed, generation, stopped)
 
     def _generate(
         self,
+        asking: _Asking,
         messages: list[dict[str, str]],
-        grammar: str | None,
-        emit: EventCallback,
-        cancel: threading.Event | None,
-        question: str,
+        passages: list[Passage],
         by_alias: dict[str, Chunk],
-        retrieved: set[str],
-    ) -> tuple[Generation, ParsedOutput, str | None]:
-        """One generation, stopped early when the model starts to loop."""
+    ) -> tuple[Generation, ParsedOutput, Stop | None]:
+        """One generation; each claim is checked as soon as it is complete, and the
+        generation stops early when the model starts to loop."""
         assert self.backend is not None
         guard = RepetitionGuard(MAX_CLAIMS[self.mode])
         halt = threading.Event()
-        stopped: list[str] = []
+        stopped: list[Stop] = []
 
         def on_token(piece: str) -> None:
-            emit(Token(piece))
+            asking.emit(Token(piece))
             new, reason = guard.feed(piece)
             for claim in new:
-                emit(ClaimChecked(self._check(claim, by_alias, retrieved, question)))
-            if reason and not stopped:
+                if not says_not_answered(claim.text):
+                    asking.emit(ClaimChecked(asking.checker.model_claim(claim, by_alias)))
+            if reason is not None and not stopped:
                 stopped.append(reason)
                 halt.set()
 
         generation = self.backend.generate(
             messages,
-            grammar=grammar,
+            grammar=self._grammar(passages, claims_only=False),
             max_tokens=MAX_TOKENS[self.mode],
             on_token=on_token,
             # The user's cancel reaches the backend even while no token arrives.
-            cancel=_AnySet(halt, cancel),
+            cancel=_AnySet(halt, asking.cancel),
         )
-        if cancel is not None and cancel.is_set():
+        self._count(asking.metrics, generation)
+        if asking.cancelled:
             raise AnswerCancelled("The question was cancelled.")
         # A stop for looping cuts the output short: the parser recovers what completed.
         return generation, parse_output(generation.text), stopped[0] if stopped else None
 
     def _retry(
         self,
-        messages: list[dict[str, str]],
-        generation: Generation,
-        failures: list[tuple[int, CheckedClaim]],
+        asking: _Asking,
+        conversation: list[dict[str, str]],
         checked: list[CheckedClaim],
-        by_alias: dict[str, Chunk],
-        retrieved: set[str],
+        failures: list[int],
         passages: list[Passage],
-        question: str,
-        metrics: AnswerMetrics,
-        cancel: threading.Event | None,
+        by_alias: dict[str, Chunk],
     ) -> list[CheckedClaim]:
         """Ask once more for the failed claims only, naming each failure."""
         assert self.backend is not None
         alias_of = {chunk.id: alias for alias, chunk in by_alias.items()}
         named = [
             (
-                number + 1,
-                alias_of.get(item.claim.source_id, item.claim.source_id),
-                item.claim.quote[:300],
-                item.verification.reason,
+                index + 1,
+                alias_of.get(checked[index].claim.source_id, checked[index].claim.source_id),
+                checked[index].claim.quote[:300],
+                checked[index].verification.reason,
             )
-            for number, item in failures
-        ]
-        follow_up = [
-            *messages,
-            {"role": "assistant", "content": generation.text},
-            retry_message(named),
+            for index in failures
         ]
         second = self.backend.generate(
-            follow_up,
+            [*conversation, retry_message(named)],
             grammar=self._grammar(passages, claims_only=True),
             max_tokens=MAX_TOKENS[self.mode],
-            cancel=cancel,
+            cancel=asking.cancel,
         )
-        self._count(metrics, second)
+        self._count(asking.metrics, second)
         if second.cancelled:
             raise AnswerCancelled("The question was cancelled.")
         retried = [
-            self._check(c, by_alias, retrieved, question) for c in parse_output(second.text).claims
+            asking.checker.model_claim(claim, by_alias)
+            for claim in parse_output(second.text).claims
+            if not says_not_answered(claim.text)
         ]
         result = list(checked)
         # Each failed claim is replaced by its retry when the retry verified.
-        for (index, _), replacement in zip(failures, retried, strict=False):
-            metrics.retried += 1
+        for index, replacement in zip(failures, retried, strict=False):
+            asking.metrics.retried += 1
             if replacement.verified:
                 result[index] = replace(replacement, retried=True)
         return unique_by(result, lambda item: claim_key(item.claim))
@@ -329,43 +324,14 @@ class Answerer:
         if metrics.first_token_seconds is None:
             metrics.first_token_seconds = generation.first_token_seconds
 
-    def _check(
-        self, claim: Claim, by_alias: dict[str, Chunk], retrieved: set[str], question: str
-    ) -> CheckedClaim:
-        """Verify a model's claim; its alias becomes the chunk id it stands for."""
-        chunk = by_alias.get(claim.source_id)
-        if chunk is None:
-            try:
-                chunk = self.library.store.chunk(claim.source_id)
-            except ChunkNotFoundError:
-                reason = f"the source {claim.source_id!r} is not one of the passages given"
-                return CheckedClaim(claim, Verification("miss", reason, chunk_id=claim.source_id))
-        claim = Claim(text=claim.text, source_id=chunk.id, quote=claim.quote)
-        return self._verify(claim, chunk, retrieved, question)
-
-    def _verify(
-        self, claim: Claim, chunk: Chunk, retrieved: set[str], question: str
-    ) -> CheckedClaim:
-        """The span check, then (if the quote is there) the grounding check."""
-        verifier = self._verifiers.get(chunk.doc_id)
-        if verifier is None:
-            verifier = self.library.passage_verifier(chunk.doc_id, self._retrieved)
-            self._verifiers[chunk.doc_id] = verifier
-        verification = verifier.verify(claim.quote, source=chunk, retrieved=retrieved)
-        grounding = grounding_for(claim, verification, question)
-        return CheckedClaim(claim, verification, doc_id=chunk.doc_id, grounding=grounding)
-
     # -- 5. compose --------------------------------------------------------------------
 
     def _compose(
         self,
-        question: str,
-        claims: list[CheckedClaim],
+        asking: _Asking,
+        made: _ModelAnswer,
         extractive: list[CheckedClaim],
-        unsupported: list[str],
         scope: list[str],
-        metrics: AnswerMetrics,
-        problem: str | None,
     ) -> Answer:
         """The model's claims first, then the evidence none of them quotes.
 
@@ -375,27 +341,27 @@ class Answerer:
         """
         # Two claims shown as the same quote are one claim.
         final = unique_by(
-            claims,
+            made.claims,
             lambda c: (c.shown_text, c.verification.start) if c.verified else claim_key(c.claim),
         )
         final.extend(e for e in extractive if not any(_overlap(e, c) for c in final if c.verified))
-        unsupported = list(unsupported)
+        unsupported = list(made.unsupported)
         for item in final:
             if item.verified and not item.grounded and item.grounding is not None:
                 unsupported.append(
                     f"{item.claim.text} (its quote does not say this: {item.grounding.reason})"
                 )
-        metrics.count(final)
+        asking.metrics.count(final)
         return Answer(
-            question=question,
+            question=asking.question,
             answer=" ".join(item.shown_text for item in final).strip(),
             claims=final,
             unsupported=unique_by(unsupported, str.casefold),
             model=self._model_label(),
             mode=self.mode,
             doc_ids=scope,
-            metrics=metrics,
-            problem=problem,
+            metrics=asking.metrics,
+            problem=made.problem,
         )
 
     def _model_label(self) -> str:
@@ -405,9 +371,23 @@ class Answerer:
             return f"evidence only ({self.backend.name} is not asked for claims)"
         return self.backend.name
 
-    def _not_found(
-        self, question: str, evidence: list[Evidence], scope: list[str], metrics: AnswerMetrics
+    def _declined(
+        self,
+        asking: _Asking,
+        made: _ModelAnswer,
+        extractive: list[CheckedClaim],
+        scope: list[str],
     ) -> Answer:
+        """The model found no answer in the passages: say so, and show the closest
+        passages as passages, not as claims."""
+        reason = f"the model found no answer in the passages it was given ({made.declined})"
+        answer = self._not_answered(asking, scope, reason, extractive)
+        answer.unsupported = list(made.unsupported)
+        answer.problem = made.problem
+        return answer
+
+    def _not_found(self, asking: _Asking, scope: list[str]) -> Answer:
+        evidence = asking.evidence
         if evidence:
             best = evidence[0]
             reason = (
@@ -416,17 +396,23 @@ class Answerer:
             )
         else:
             reason = "no passage holds the question's key words"
-        metrics.count([])
+        return self._not_answered(asking, scope, reason, [])
+
+    def _not_answered(
+        self, asking: _Asking, scope: list[str], reason: str, closest: list[CheckedClaim]
+    ) -> Answer:
+        asking.metrics.count([])
         return Answer(
-            question=question,
+            question=asking.question,
             answer="The documents do not seem to answer this question: " + reason + ".",
             claims=[],
             unsupported=[],
             model=self._model_label(),
             mode=self.mode,
             doc_ids=scope,
-            metrics=metrics,
+            metrics=asking.metrics,
             not_found=reason,
+            closest=[item for item in closest if item.verified],
         )
 
 
@@ -467,9 +453,9 @@ def _distinct(evidence: list[Evidence]) -> list[Evidence]:
     return unique_by(evidence, lambda e: readable(e.text).casefold())
 
 
-def _problem(parsed: ParsedOutput, generation: Generation, stopped: str | None) -> str | None:
+def _problem(parsed: ParsedOutput, generation: Generation, stopped: Stop | None) -> str | None:
     notes = []
-    if stopped and not stopped.startswith("the model gave the claims"):
+    if stopped is not None and stopped is not Stop.ENOUGH_CLAIMS:
         notes.append(f"generation stopped early: {stopped}")
     if not parsed.claims:
         if not generation.text.strip():

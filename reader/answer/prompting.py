@@ -83,7 +83,8 @@ def build_messages(question: str, passages: Sequence[Passage], mode: str) -> lis
             'each with "source_id" (the label of the passage that answers the question, such '
             'as c1), "quote" (that passage, copied) and "text" (a short sentence that answers '
             'the question using the passage\'s own words); and the key "unsupported": a '
-            "list of anything you state that no passage supports."
+            "list of anything you state that no passage supports. If no passage answers the "
+            'question, give one claim whose text is "The passages do not answer this question."'
         )
     else:
         shape = (
@@ -91,7 +92,8 @@ def build_messages(question: str, passages: Sequence[Passage], mode: str) -> lis
             'sentences), "claims" (a list of objects, each with "text": a sentence of your '
             'answer, "source_id": the label of the passage that supports it, such as c1, and '
             '"quote": the words of that passage that support it, copied exactly) and '
-            '"unsupported" (a list of anything you state that no passage supports).'
+            '"unsupported" (a list of anything you state that no passage supports). If no '
+            'passage answers the question, say "The passages do not answer this question."'
         )
     user = f"Passages:\n{_passage_block(passages)}\n\nQuestion: {question}\n\n{shape}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
@@ -116,13 +118,70 @@ def retry_message(failures: Sequence[tuple[int, str, str, str]]) -> dict[str, st
 
 # -- grammars (GBNF) -------------------------------------------------------------
 
-# One sentence: it ends at the first . ! or ?, so a small model cannot run on
-# (allowing a dot before a digit let it loop on "1.1.2.2.3..."). The rule must
-# stay unambiguous (each character matches one way only): llama.cpp keeps one
-# parse stack per way, and an ambiguous repetition multiplies them until
-# sampling slows to a crawl. Repetitions are unbounded for the same reason (a
-# bounded one expands into as many nested rules); max_tokens bounds length.
-_SENTENCE_RULE = r'sentence ::= [^"\\\x00-\x1f.!?]+ [.!?]'
+# One sentence: it ends at a . ! or ? followed by the end of the string, so a
+# model cannot run on into a second sentence, but a dot inside a word or
+# number ("2.4", "U.S.", "e.g.") and after a common abbreviation ("Dr. ")
+# does not end it. Every alternative is decided within a few characters: llama.cpp
+# keeps one parse stack per open way of matching, and a repetition that stays
+# ambiguous multiplies them until sampling slows to a crawl. Repetitions are
+# unbounded for the same reason (a bounded one expands into as many nested
+# rules); max_tokens bounds length, and the repetition guard stops a model
+# that counts "1.1.2.2.3...".
+_ABBREVIATIONS = (
+    "Dr",
+    "Mr",
+    "Mrs",
+    "Ms",
+    "Prof",
+    "St",
+    "No",
+    "Nos",
+    "vs",
+    "Inc",
+    "Ltd",
+    "Co",
+    "Corp",
+    "Jr",
+    "Sr",
+    "Fig",
+    "Figs",
+    "Sec",
+    "Vol",
+    "pp",
+    "approx",
+    "Gen",
+    "Gov",
+    "Sen",
+    "Rep",
+    "Art",
+    "Ch",
+    "Ed",
+    "Eq",
+    "cf",
+    "al",
+    "etc",
+    "Jan",
+    "Feb",
+    "Mar",
+    "Apr",
+    "Jun",
+    "Jul",
+    "Aug",
+    "Sep",
+    "Sept",
+    "Oct",
+    "Nov",
+    "Dec",
+)
+_SENTENCE_RULE = "\n".join(
+    [
+        "sentence ::= piece+ [.!?]",
+        r'piece ::= [^"\\\x00-\x1f.!?] | "." [^"\\\x00-\x1f.!? ] | abbreviation',
+        "abbreviation ::= ("
+        + " | ".join(f'"{word}. "' for word in _ABBREVIATIONS)
+        + r') | [A-Za-z] "." [A-Za-z] ". "',
+    ]
+)
 _COMMON_RULES = r"""
 unsupported ::= "[" (said ("," ws said)?)? "]"
 said ::= "\"" sentence "\""

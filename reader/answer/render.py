@@ -82,17 +82,35 @@ def _marked_prose(answer: Answer, escape: Callable[[str], str], marker: str) -> 
 
 
 def verification_summary(answer: Answer) -> str:
-    """ "3 of 4 claims verified, 2 grounded (75%)"; or why there is nothing to check."""
+    """What was checked, with the model's claims apart from the evidence shown.
+
+    "2 model claims: 2 verified, 1 in its own words (50%); 1 evidence sentence".
+    Evidence sentences are taken from the text, so they verify by construction
+    and get no rate; the rate is the model's, and it can fall.
+    """
     metrics = answer.metrics
-    verified = metrics.exact + metrics.fuzzy
     if answer.not_found is not None:
-        return "not found in the documents"
+        return "not answered by the documents"
     if not metrics.claims:
         return "no claims to verify"
-    rate = verified / metrics.claims
-    return (
-        f"{verified} of {metrics.claims} claims verified, {metrics.grounded} grounded ({rate:.0%})"
-    )
+    parts = []
+    if metrics.model_claims:
+        rate = metrics.model_supported / metrics.model_claims
+        claims = _plural(metrics.model_claims, "model claim")
+        part = (
+            f"{claims}: {metrics.model_verified} verified, "
+            f"{metrics.model_supported} supported by their quotes ({rate:.0%})"
+        )
+        if metrics.reanchored:
+            part += f", {metrics.reanchored} linked to the sentence that says it"
+        parts.append(part)
+    if metrics.evidence_shown:
+        parts.append(_plural(metrics.evidence_shown, "evidence sentence"))
+    return "; ".join(parts)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def _status_note(item: CheckedClaim, text: Callable[[str], str]) -> str:
@@ -101,14 +119,20 @@ def _status_note(item: CheckedClaim, text: Callable[[str], str]) -> str:
     status: str = item.verification.status
     if status == "fuzzy":
         status = f"fuzzy: {text(item.verification.reason)}"
+    if item.from_evidence:
+        status += "; evidence"
+    elif item.reanchored:
+        status += "; linked to the sentence that says it"
     if not item.grounded:
         status += "; shown as the quote: the claim was not grounded in it"
     return status
 
 
-def ungrounded(answer: Answer) -> list[CheckedClaim]:
-    """Claims whose quote verified but whose own words the quote does not support."""
-    return [c for c in answer.claims if c.verified and not c.grounded]
+def _where(item: CheckedClaim, titles: dict[str, str] | None) -> str:
+    where = f"p.{item.verification.page}"
+    if titles and len(set(titles)) > 1 and item.doc_id in titles:
+        where = f"{terminal_text(titles[item.doc_id])}, {where}"
+    return where
 
 
 def render_text(answer: Answer, titles: dict[str, str] | None = None) -> str:
@@ -122,9 +146,7 @@ def render_text(answer: Answer, titles: dict[str, str] | None = None) -> str:
     lines = [prose or "(no answer)", ""]
     for index, item in enumerate(answer.claims):
         if index in numbers:
-            where = f"p.{item.verification.page}"
-            if titles and len(set(titles)) > 1 and item.doc_id in titles:
-                where = f"{terminal_text(titles[item.doc_id])}, {where}"
+            where = _where(item, titles)
             quote = terminal_text(item.claim.quote)
             note = _status_note(item, terminal_text)
             lines.append(f'[{numbers[index]}] {where}: "{quote}" ({note})')
@@ -137,6 +159,11 @@ def render_text(answer: Answer, titles: dict[str, str] | None = None) -> str:
                 f"- {terminal_text(item.claim.text)} (quote: "
                 f'"{terminal_text(item.claim.quote)}"; {terminal_text(item.verification.reason)})'
             )
+    if answer.closest:
+        lines.append("")
+        lines.append("Closest passages (they do not answer it):")
+        for item in answer.closest:
+            lines.append(f'- {_where(item, titles)}: "{terminal_text(item.claim.quote)}"')
     if answer.unsupported:
         lines.append("")
         lines.append("Unsupported (the model's own list, and claims their quotes do not say):")
@@ -164,7 +191,9 @@ def render_markdown(answer: Answer, titles: dict[str, str] | None = None) -> str
             title = one_line((titles or {}).get(item.doc_id or "", ""))
             page = f"page {item.verification.page}"
             source = f"{markdown_text(title)}, {page}" if title else page
-            status = "verified"
+            status = "evidence, verified" if item.from_evidence else "verified"
+            if item.reanchored:
+                status += ", linked to the sentence that says it"
             if item.verification.status == "fuzzy":
                 status += f" (fuzzy: {markdown_inline(item.verification.reason)})"
             status += ", grounded" if item.grounded else ", not grounded: shown as the quote"
@@ -177,6 +206,12 @@ def render_markdown(answer: Answer, titles: dict[str, str] | None = None) -> str
             f"- {markdown_text(item.claim.text)} (quote: "
             f'"{markdown_inline(item.claim.quote)}"; {markdown_inline(item.verification.reason)})'
             for item in failed
+        ]
+    if answer.closest:
+        lines += ["", "**Closest passages (they do not answer it):**", ""]
+        lines += [
+            f'- page {item.verification.page}: "{markdown_inline(item.claim.quote)}"'
+            for item in answer.closest
         ]
     if answer.unsupported:
         lines += [

@@ -72,4 +72,4 @@ def _rechecked(
 ) -> CheckedClaim:
     """The claim with its new verification, grounded again if its quote still verifies."""
     grounding = grounding_for(claim, verification, answer.question)
-    return CheckedClaim(claim, verification, doc_id, item.retried, grounding, item.from_evidence)
+    return replace(item, claim=claim, verification=verification, doc_id=doc_id, grounding=grounding)

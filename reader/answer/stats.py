@@ -22,6 +22,9 @@ def _summary(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     fuzzy = sum(int(r["fuzzy"]) for r in rows)
     miss = sum(int(r["miss"]) for r in rows)
     grounded = sum(int(r.get("grounded") or 0) for r in rows)
+    made = sum(int(r.get("model_claims") or 0) for r in rows)
+    made_verified = sum(int(r.get("model_verified") or 0) for r in rows)
+    made_supported = sum(int(r.get("model_supported") or 0) for r in rows)
     return {
         "answers": len(rows),
         "claims": claims,
@@ -30,6 +33,11 @@ def _summary(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
         "grounded_rate": round(grounded / claims, 4) if claims else None,
         "fuzzy_rate": round(fuzzy / claims, 4) if claims else None,
         "miss_rate": round(miss / claims, 4) if claims else None,
+        "model_claims": made,
+        "model_verified_rate": round(made_verified / made, 4) if made else None,
+        "model_supported_rate": round(made_supported / made, 4) if made else None,
+        "reanchored": sum(int(r.get("reanchored") or 0) for r in rows),
+        "evidence_shown": sum(int(r.get("evidence_shown") or 0) for r in rows),
     }
 
 
@@ -57,6 +65,10 @@ def verification_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
                     if row["claims"]
                     else None
                 ),
+                "model_claims": row.get("model_claims", 0),
+                "model_verified_rate": _share(row.get("model_verified"), row.get("model_claims")),
+                "model_supported_rate": _share(row.get("model_supported"), row.get("model_claims")),
+                "evidence_shown": row.get("evidence_shown", 0),
                 "claims": row["claims"],
                 "fuzzy": row["fuzzy"],
                 "miss": row["miss"],
@@ -68,18 +80,27 @@ def verification_stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return figures
 
 
+def _share(part: Any, whole: Any) -> float | None:
+    total = int(whole or 0)
+    return round(int(part or 0) / total, 4) if total else None
+
+
 def recent_drop_alert(rows: list[dict[str, Any]]) -> str | None:
-    """A warning when the last answers verify (or ground) far less than the ones before."""
+    """A warning when the last answers verify, or have their model claims supported,
+    far less than the ones before."""
     rated = [r for r in rows if r["claims"]]
     if len(rated) < RECENT * 2:
         return None
     before, last = _summary(rated[:-RECENT]), _summary(rated[-RECENT:])
-    for key, verb in (("verification_rate", "verified"), ("grounded_rate", "grounded")):
+    for key, what in (
+        ("verification_rate", "of the claims verified"),
+        ("model_supported_rate", "of the model's claims were supported by their quotes"),
+    ):
         usual, recent = before[key], last[key]
         if usual is None or recent is None or usual - recent < ALERT_DROP:
             continue
         return (
-            f"the last {RECENT} answers {verb} {recent:.0%} of their claims against a usual "
+            f"in the last {RECENT} answers {recent:.0%} {what}, against a usual "
             f"{usual:.0%}: check for a changed model or a stale index (re-ingest the documents)"
         )
     return None

@@ -91,6 +91,9 @@ def ask(
                         "grounded",
                         "grounding_reason",
                         "ungrounded_words",
+                        "origin",
+                        "reanchored",
+                        "cited_quote",
                     )
                 }
                 for claim in data["claims"]  # type: ignore[attr-defined]
@@ -136,21 +139,28 @@ def stats(as_json: bool) -> None:
         return
     overall = figures["overall"]
     click.echo(
-        f"answers: {overall['answers']}, claims: {overall['claims']}, "
-        f"verification rate: {_percent(overall['verification_rate'])}, "
-        f"grounded rate: {_percent(overall['grounded_rate'])}, "
-        f"not found: {overall['not_found']}"
+        f"answers: {overall['answers']}, not answered: {overall['not_found']}; "
+        f"model claims: {overall['model_claims']}, "
+        f"{_percent(overall['model_verified_rate'])} verified, "
+        f"{_percent(overall['model_supported_rate'])} supported by their quotes "
+        f"({overall['reanchored']} linked to the sentence that says it); "
+        f"evidence sentences shown: {overall['evidence_shown']}"
     )
     for title in ("by_model", "by_document", "by_day"):
         click.echo(f"{title.replace('_', ' ')}:")
         for key, row in figures[title].items():
             click.echo(
-                f"  {key}: {row['answers']} answers, {row['claims']} claims, "
-                f"{_percent(row['verification_rate'])} verified, "
-                f"{_percent(row['grounded_rate'])} grounded"
+                f"  {one_line(key)}: {row['answers']} answers, {row['model_claims']} model "
+                f"claims, {_percent(row['model_verified_rate'])} verified, "
+                f"{_percent(row['model_supported_rate'])} supported; "
+                f"{row['evidence_shown']} evidence sentences"
             )
     if figures.get("alert"):
         click.echo(f"warning: {figures['alert']}")
+
+
+def _ratio_text(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
 
 
 def _percent(value: Any) -> str:
@@ -160,7 +170,8 @@ def _percent(value: Any) -> str:
 @cli.command(
     "eval",
     help="Run the answer pipeline on a question file (SQuAD format, or reader's own "
-    "question set on long documents) and report figures.",
+    "question set on long documents) and report figures; on a set of claims labelled by "
+    "hand (JSON lines with a label), report the support check's precision and recall.",
 )
 @click.argument("qa_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--limit", default=100, show_default=True, type=click.IntRange(min=1))
@@ -193,9 +204,28 @@ def evaluate_command(
     details: Path | None,
     as_json: bool,
 ) -> None:
-    from reader.answer.evaluate import evaluate
+    from reader.answer.evaluate import evaluate, evaluate_support, is_support_set
     from reader.answer.setup import make_backend
 
+    if is_support_set(qa_file):
+        wrong: list[dict[str, Any]] = []
+        support = evaluate_support(qa_file, wrong)
+        if details is not None:
+            details.write_text(
+                "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in wrong),
+                encoding="utf-8",
+            )
+        if as_json:
+            echo_json(support)
+            return
+        for model, row in [("all models", support["overall"]), *support["by_model"].items()]:
+            click.echo(
+                f"{one_line(model)}: {row['claims']} claims, {row['supported']} supported; "
+                f"linked {row['linked']}; precision {_ratio_text(row['precision'])}, "
+                f"recall {_ratio_text(row['recall'])}"
+            )
+        click.echo(f"check: {support['ms_per_claim']} ms per claim")
+        return
     backend = make_backend(
         model=model,
         url=url,

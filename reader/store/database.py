@@ -531,7 +531,12 @@ class LibraryStore:
         return [answer_from_json(json.loads(payload), answer_id) for answer_id, payload in rows]
 
     def answer_rows(self) -> list[dict[str, object]]:
-        """The per-answer figures behind ``reader stats``, oldest first."""
+        """The per-answer figures behind ``reader stats``, oldest first.
+
+        The model's own figures (its claims apart from the evidence shown) are
+        read from each answer as recorded; an answer recorded before they were
+        kept has them counted from its claims.
+        """
         keys = [
             "id",
             "created_at",
@@ -547,11 +552,14 @@ class LibraryStore:
             "verification_rate",
             "seconds",
         ]
-        rows = self.db.execute(f"SELECT {', '.join(keys)} FROM answers ORDER BY id").fetchall()
+        rows = self.db.execute(
+            f"SELECT {', '.join(keys)}, payload FROM answers ORDER BY id"
+        ).fetchall()
         records = []
         for row in rows:
-            record = dict(zip(keys, row, strict=True))
+            record = dict(zip(keys, row[:-1], strict=True))
             record["doc_ids"] = json.loads(str(record["doc_ids"]))
+            record.update(_model_figures(row[-1]))
             records.append(record)
         return records
 
@@ -588,3 +596,21 @@ def _chunk_from_row(row: tuple) -> Chunk:
         page_end=row[8],
         furniture=furniture_from_json(json.loads(row[9])),
     )
+
+
+def _model_figures(payload: object) -> dict[str, int]:
+    """The model's claims, verified, supported and re-anchored, and the evidence shown."""
+    try:
+        data = json.loads(str(payload))
+        claims = [c for c in data.get("claims", []) if isinstance(c, dict)]
+    except (ValueError, AttributeError):
+        claims = []
+    made = [c for c in claims if c.get("origin") != "evidence"]
+    linked = [c for c in made if c.get("status") in ("exact", "fuzzy")]
+    return {
+        "model_claims": len(made),
+        "model_verified": len(linked),
+        "model_supported": sum(bool(c.get("grounded")) for c in linked),
+        "reanchored": sum(bool(c.get("reanchored")) for c in linked),
+        "evidence_shown": len(claims) - len(made),
+    }

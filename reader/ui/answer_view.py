@@ -41,7 +41,9 @@ def answer_html(answer: Answer, titles: dict[str, str] | None = None) -> str:
             page = item.verification.page
             title = html_text((titles or {}).get(item.doc_id or "", ""))
             where = f"{title}, page {page}" if title else f"page {page}"
-            kind = ""
+            kind = " (evidence)" if item.from_evidence else ""
+            if item.reanchored:
+                kind += " (linked to the sentence that says it)"
             if item.verification.status == "fuzzy":  # why: extraction damage, or an OCR'd page
                 kind = f" (fuzzy: {html_text(item.verification.reason)})"
             if not item.grounded:
@@ -59,6 +61,14 @@ def answer_html(answer: Answer, titles: dict[str, str] | None = None) -> str:
                 f"<li>{html_text(item.claim.text)} <span style='color: gray'>"
                 f"&mdash; {html_text(item.verification.reason)}</span></li>"
             )
+        out.append("</ul>")
+    if answer.closest:
+        out.append("<p><b>Closest passages</b> (they do not answer it):</p><ul>")
+        for item in answer.closest:
+            title = html_text((titles or {}).get(item.doc_id or "", ""))
+            page = item.verification.page
+            where = f"{title}, page {page}" if title else f"page {page}"
+            out.append(f"<li>{where}: &ldquo;{html_text(item.claim.quote)}&rdquo;</li>")
         out.append("</ul>")
     if answer.unsupported:
         out.append(

@@ -1,4 +1,6 @@
-"""Verification health: the rate per answer over time, with a warning on a drop."""
+"""Verification health: per answer over time, the share of the model's claims whose
+quote verified and the share supported by their quotes (evidence sentences verify
+by construction, so they are left out), with a warning on a drop."""
 
 from __future__ import annotations
 
@@ -11,8 +13,8 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from reader.ui.labels import plain_label
 
 SERIES = (
-    ("verification_rate", "verified", QColor(30, 140, 60)),
-    ("grounded_rate", "grounded", QColor(40, 90, 200)),
+    ("model_verified_rate", "verified", QColor(30, 140, 60)),
+    ("model_supported_rate", "supported", QColor(40, 90, 200)),
     ("fuzzy_rate", "fuzzy", QColor(210, 140, 0)),
     ("miss_rate", "miss", QColor(200, 50, 50)),
 )
@@ -43,7 +45,9 @@ class RateChart(QWidget):
             painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y))
             painter.setPen(palette.text().color())
         if not self.points:
-            painter.drawText(area, Qt.AlignmentFlag.AlignCenter, "No answers with claims yet.")
+            painter.drawText(
+                area, Qt.AlignmentFlag.AlignCenter, "No answers with a model's claims yet."
+            )
             return
         step = area.width() / max(1, len(self.points) - 1)
         legend_x = area.left()
@@ -80,22 +84,23 @@ class HealthPanel(QWidget):
 
     def set_stats(self, figures: dict[str, Any]) -> None:
         overall = figures["overall"]
-        rate = overall["verification_rate"]
-        grounded = overall.get("grounded_rate")
+        verified = overall.get("model_verified_rate")
+        supported = overall.get("model_supported_rate")
         self.summary.setText(
-            f"{overall['answers']} answers, {overall['claims']} claims; "
-            f"verification rate {'n/a' if rate is None else f'{rate:.0%}'}, "
-            f"grounded rate {'n/a' if grounded is None else f'{grounded:.0%}'}"
+            f"{overall['answers']} answers; {overall.get('model_claims', 0)} claims by a model: "
+            f"{_percent(verified)} verified, {_percent(supported)} supported by their quotes; "
+            f"{overall.get('evidence_shown', 0)} evidence sentences shown"
         )
         points = []
         for row in figures["per_answer"]:
-            if not row["claims"]:
+            made = row.get("model_claims") or 0
+            if not made:
                 continue
-            claims = row["claims"]
+            claims = row["claims"] or 1
             points.append(
                 {
-                    "verification_rate": row["verification_rate"],
-                    "grounded_rate": row.get("grounded_rate"),
+                    "model_verified_rate": row.get("model_verified_rate"),
+                    "model_supported_rate": row.get("model_supported_rate"),
                     "fuzzy_rate": row["fuzzy"] / claims,
                     "miss_rate": row["miss"] / claims,
                 }
@@ -104,3 +109,7 @@ class HealthPanel(QWidget):
         alert = figures.get("alert")
         self.warning.setText(f"Warning: {alert}" if alert else "")
         self.warning.setVisible(bool(alert))
+
+
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0%}"

@@ -125,6 +125,12 @@ def rows(rates: list[float], grounded: list[float] | None = None) -> list[dict]:
             "answered": 1,
             "verification_rate": r,
             "seconds": 1.0,
+            # Every claim is the model's: no evidence sentences among them.
+            "model_claims": 10,
+            "model_verified": round(r * 10),
+            "model_supported": round(g * 10),
+            "reanchored": 0,
+            "evidence_shown": 0,
         }
         for i, (r, g) in enumerate(zip(rates, grounded or rates, strict=True))
     ]
@@ -142,13 +148,26 @@ def test_stats_warn_when_recent_answers_verify_far_less_than_usual():
     assert len(figures["per_answer"]) == 30
 
 
-def test_stats_report_and_warn_on_the_grounded_rate_too():
+def test_stats_report_and_warn_on_the_supported_rate_of_model_claims_too():
     figures = verification_stats(rows([0.9] * 30, [0.8] * 30))
-    assert figures["overall"]["grounded_rate"] == 0.8
-    assert figures["per_answer"][0]["grounded_rate"] == 0.8
+    assert figures["overall"]["model_supported_rate"] == 0.8
+    assert figures["per_answer"][0]["model_supported_rate"] == 0.8
     assert figures["alert"] is None
     alert = recent_drop_alert(rows([0.9] * 30, [0.8] * 20 + [0.3] * 10))
-    assert alert and "grounded 30%" in alert and "usual 80%" in alert
+    assert alert and "30% of the model's claims were supported" in alert
+    assert "usual 80%" in alert
+
+
+def test_stats_keep_evidence_shown_apart_from_model_claims():
+    evidence_only = [
+        dict(row, model_claims=0, model_verified=0, model_supported=0, evidence_shown=10)
+        for row in rows([1.0] * 3)
+    ]
+    figures = verification_stats(evidence_only)
+    # Evidence verifies by construction: it gives no rate that could only read 100%.
+    assert figures["overall"]["model_supported_rate"] is None
+    assert figures["overall"]["model_verified_rate"] is None
+    assert figures["overall"]["evidence_shown"] == 30
 
 
 def test_eval_on_a_long_document_question_file(tmp_path):

@@ -1,0 +1,108 @@
+"""Checking one question's claims: the quote against the source, the words against the quote.
+
+A ``ClaimChecker`` lives for one question. It holds what the checks need (the
+retrieved chunks, a verifier per document over them, the evidence sentences)
+and remembers every claim it has checked, so a claim checked while the model
+streams is not checked again when the output is parsed whole.
+
+Each model claim goes through, in order:
+
+1. hygiene: talk about the passages ("According to the passage, ...") is
+   stripped from its words;
+2. the span check: its quote must be in the chunk it cites (``PassageVerifier``);
+3. the support check: its words must say only what the quote says
+   (``check_grounding``);
+4. re-anchoring: when the quote is there but does not support the claim, and
+   another verified sentence of the retrieved passages does, the claim is
+   linked to that sentence instead (models often cite the sentence next to
+   the one that says it). A quote that is not there at all is a miss and is
+   named to the model in the retry, never moved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from reader.answer.hygiene import strip_meta
+from reader.errors import ChunkNotFoundError
+from reader.readingtext import readable
+from reader.records import CheckedClaim, Chunk, Claim, Verification
+from reader.retrieve.evidence import Evidence
+from reader.verify import PassageVerifier
+from reader.verify.grounding import check_grounding, grounding_for
+
+REANCHOR_REASON = "linked to the sentence that says it"
+
+
+@dataclass
+class ClaimChecker:
+    """The checks of one question's claims, each claim checked once."""
+
+    question: str
+    retrieved: Sequence[Chunk]
+    evidence: Sequence[Evidence]  # candidate sentences, best first (for re-anchoring)
+    verifier_for: Callable[[str, Sequence[Chunk]], PassageVerifier]
+    chunk_by_id: Callable[[str], Chunk]
+    _verifiers: dict[str, PassageVerifier] = field(default_factory=dict)
+    _checked: dict[tuple[str, str, str], CheckedClaim] = field(default_factory=dict)
+
+    @property
+    def retrieved_ids(self) -> set[str]:
+        return {chunk.id for chunk in self.retrieved}
+
+    def evidence_claim(self, item: Evidence) -> CheckedClaim:
+        """An evidence sentence shown as a claim: its own words, its own quote."""
+        sentence = readable(item.text)
+        checked = self.verify(Claim(sentence, item.chunk.id, sentence), item.chunk)
+        return replace(checked, from_evidence=True)
+
+    def model_claim(self, claim: Claim, by_alias: dict[str, Chunk]) -> CheckedClaim:
+        """A model's claim, checked (once: a repeat returns the first result)."""
+        key = (claim.text, claim.source_id, claim.quote)
+        if key not in self._checked:
+            self._checked[key] = self._check_model_claim(claim, by_alias)
+        return self._checked[key]
+
+    def _check_model_claim(self, claim: Claim, by_alias: dict[str, Chunk]) -> CheckedClaim:
+        claim = replace(claim, text=strip_meta(claim.text))
+        chunk = by_alias.get(claim.source_id)
+        if chunk is None:
+            try:
+                chunk = self.chunk_by_id(claim.source_id)
+            except ChunkNotFoundError:
+                reason = f"the source {claim.source_id!r} is not one of the passages given"
+                return CheckedClaim(claim, Verification("miss", reason, chunk_id=claim.source_id))
+        checked = self.verify(replace(claim, source_id=chunk.id), chunk)
+        if checked.grounded or not checked.verified:
+            # A quote that is not there is named to the model in the retry instead:
+            # moving it would hide a model that invents quotes from the miss rate.
+            return checked
+        return self._reanchored(checked) or checked
+
+    def verify(self, claim: Claim, chunk: Chunk) -> CheckedClaim:
+        """The span check, then (if the quote is there) the support check."""
+        verifier = self._verifiers.get(chunk.doc_id)
+        if verifier is None:
+            verifier = self.verifier_for(chunk.doc_id, self.retrieved)
+            self._verifiers[chunk.doc_id] = verifier
+        verification = verifier.verify(claim.quote, source=chunk, retrieved=self.retrieved_ids)
+        grounding = grounding_for(claim, verification, self.question)
+        return CheckedClaim(claim, verification, doc_id=chunk.doc_id, grounding=grounding)
+
+    def _reanchored(self, failed: CheckedClaim) -> CheckedClaim | None:
+        """The claim linked to the best evidence sentence that supports it, if any."""
+        cited = " ".join(failed.claim.quote.split()).casefold()
+        for item in self.evidence:
+            sentence = readable(item.text)
+            if " ".join(sentence.split()).casefold() == cited:
+                continue
+            if not check_grounding(failed.claim.text, sentence, self.question).grounded:
+                continue
+            moved = self.verify(Claim(failed.claim.text, item.chunk.id, sentence), item.chunk)
+            if moved.grounded:
+                verification = replace(
+                    moved.verification, reason=f"{REANCHOR_REASON}; {moved.verification.reason}"
+                )
+                return replace(moved, verification=verification, cited_quote=failed.claim.quote)
+        return None
