@@ -13,7 +13,10 @@ claim's text is grounded in the quote:
   is kept by the claim (a dropped "not" turns the statement around);
 - every other content word of the claim, names included, occurs in the quote
   up to inflection (Snowball stems: "licences" matches "licence", "charged"
-  matches "charge") and case, or only restates a word of the question;
+  matches "charge") and case; or is a light word that adds nothing ("used",
+  "called", "total"); or restates a word of the question, and such words are
+  a minority of the claim and fewer than the quote's own (a claim made of the
+  question's words and one word of the quote is the question, not an answer);
 - and the claim says something of the quote's beyond the question's words.
 
 It is deterministic, explainable (the reason names the words that are not in
@@ -80,8 +83,17 @@ _NUMBER_WORDS = {
         ]
     )
 }
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
+_TENS.update({"eighty": 80, "ninety": 90})
+_NUMBER_WORDS.update({word: str(value) for word, value in _TENS.items()})
+_NUMBER_WORDS.update({"hundred": "100", "thousand": "1000"})
+# "twenty-four" is folded to one word, as hyphenated words are.
 _NUMBER_WORDS.update(
-    {"thirty": "30", "forty": "40", "fifty": "50", "hundred": "100", "thousand": "1000"}
+    {
+        tens + unit: str(value + int(_NUMBER_WORDS[unit]))
+        for tens, value in _TENS.items()
+        for unit in ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+    }
 )
 
 # Function words: a claim may add or drop these without saying anything new.
@@ -280,6 +292,8 @@ def words(text: str) -> list[str]:
     scripts do not separate words with spaces.
     """
     folded = normalize_key(text).replace("n't", " not").replace("'", " ")
+    # "12%", "12 per cent" and "12 percent" are one statement.
+    folded = folded.replace("%", " percent ").replace("per cent", "percent")
     tokens: list[str] = []
     for token in _WORD.findall(folded):
         if _CJK_RUN.search(token):
@@ -287,6 +301,41 @@ def words(text: str) -> list[str]:
         else:
             tokens.append(token.strip(".,"))
     return [token for token in tokens if token]
+
+
+_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+
+
+def _number_phrases(tokens: list[str]) -> list[tuple[int, int, str]]:
+    """``(first, end, value)`` of each run of two or more number tokens read as one
+    number: "twenty four" is 24, "fifty thousand" 50000, "2 million" 2000000."""
+    phrases = []
+    index = 0
+    while index < len(tokens):
+        end = index
+        while end < len(tokens) and (
+            _number_value(tokens[end]) is not None or tokens[end] in _MULTIPLIERS
+        ):
+            end += 1
+        if end - index >= 2:
+            total = current = 0.0
+            for token in tokens[index:end]:
+                if token in _MULTIPLIERS and _MULTIPLIERS[token] >= 1000:
+                    total += max(current, 1.0) * _MULTIPLIERS[token]
+                    current = 0.0
+                elif token in _MULTIPLIERS:
+                    current = max(current, 1.0) * _MULTIPLIERS[token]
+                else:
+                    try:
+                        current += float(_number_value(token) or 0)
+                    except ValueError:
+                        break
+            else:
+                value = total + current
+                text = str(int(value)) if value.is_integer() else str(value)
+                phrases.append((index, end, text))
+        index = max(end, index + 1)
+    return phrases
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,14 +350,11 @@ class _Vocabulary:
     def of(cls, text: str) -> _Vocabulary:
         tokens = words(text)
         numbers = {value for value in map(_number_value, tokens) if value is not None}
+        numbers.update(value for _, _, value in _number_phrases(tokens))
         return cls(frozenset(tokens), frozenset(stem(t) for t in tokens), frozenset(numbers))
 
     def has(self, token: str) -> bool:
         return token in self.words or stem(token) in self.stems
-
-
-def _has_negation(tokens: list[str]) -> str | None:
-    return next((token for token in tokens if token in NEGATIONS), None)
 
 
 # "not", "no" and "cannot" negate alike; "never", "without"... say more.
@@ -328,33 +374,130 @@ def _negations(tokens: list[str]) -> set[tuple[str, str | None]]:
     return found
 
 
-def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
-    """Is every number, negation, name and content word of ``claim`` in ``quote``?
+# Words a claim may add that say nothing of their own: "the samples used in the
+# trial" says what "the trial samples" says.
+LIGHT_WORDS = frozenset(
+    [
+        "used",
+        "using",
+        "called",
+        "named",
+        "known",
+        "located",
+        "situated",
+        "given",
+        "total",
+        "overall",
+        "approximately",
+        "roughly",
+        "around",
+        "nearly",
+        "almost",
+        "exactly",
+        "specifically",
+        "respectively",
+        "actually",
+        "really",
+        "indeed",
+        "currently",
+        "originally",
+        "initially",
+        "first",
+        "also",
+        "noted",
+        "reported",
+        "stated",
+        "explained",
+        "indicated",
+        "include",
+        "includes",
+        "included",
+        "including",
+        "consist",
+        "consists",
+        "consisting",
+        "involve",
+        "involves",
+        "involved",
+        "make",
+        "makes",
+        "made",
+        "get",
+        "gets",
+        "got",
+        "take",
+        "takes",
+        "took",
+        "taken",
+        "there",
+        "way",
+        "ways",
+        "thing",
+        "things",
+        "something",
+    ]
+)
+# Nouns that only count what a number says: "three times" is "after 3 attempts".
+_COUNT_NOUNS = frozenset(["times", "time", "attempts", "attempt", "occasions", "tries"])
+# How many of a claim's content words may come from the question alone (a name the
+# quote says as "he", the topic the quote calls "this"): at most this share of them,
+# and always fewer than the quote's own.
+MAX_RESTATED_SHARE = 0.35
 
-    Words of ``question`` are allowed where the claim only restates them, but
-    not numbers or negations: those change what a statement says.
+
+def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
+    """Does ``claim`` say only what ``quote`` says?
+
+    Every number and negation must be the quote's (whatever the question
+    said). Every other content word must be the quote's up to inflection,
+    a light word that adds nothing, or a word of the question restating what
+    the quote refers to; a few of those, never most of the claim. And the
+    claim must say something of the quote's beyond the question's own words.
     """
     claim_tokens = words(claim)
     if not claim_tokens:
         return Grounding(False, "the claim is empty")
     source = _Vocabulary.of(quote)
     asked = _Vocabulary.of(question)
-    missing: list[str] = []
     kinds: dict[str, str] = {}
-    supported_by_quote = 0
-    for token in claim_tokens:
+    restated: list[str] = []
+    said: list[str] = []  # the claim's content words and numbers the quote says
+    beyond_question = 0  # ... of which the question does not say
+    after_number = False
+    # Numbers written in several words ("fifty thousand") that the quote says.
+    as_one = {
+        index
+        for first, end, value in _number_phrases(claim_tokens)
+        if value in source.numbers
+        for index in range(first, end)
+    }
+    for position, token in enumerate(claim_tokens):
+        if position in as_one:
+            said.append(token)
+            beyond_question += not asked.has(token)
+            after_number = True
+            continue
         value = _number_value(token)
         if value is not None:
             if value not in source.numbers and not (token in _NUMBER_WORDS and source.has(token)):
                 kinds.setdefault(token, "number")
             else:
-                supported_by_quote += 1
+                said.append(token)
+                beyond_question += value not in asked.numbers
+            after_number = True
             continue
-        if token in NEGATIONS or token in STOPWORDS:
+        counted = after_number and token in _COUNT_NOUNS
+        after_number = False
+        if token in NEGATIONS or token in STOPWORDS or counted:
             continue
         if source.has(token):
-            supported_by_quote += 1
-        elif not asked.has(token):
+            said.append(token)
+            beyond_question += not asked.has(token)
+        elif token in LIGHT_WORDS:
+            continue
+        elif asked.has(token):
+            restated.append(token)
+        else:
             kinds.setdefault(token, "word")
     missing = list(kinds)
     problems = []
@@ -368,6 +511,14 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
             else ("numbers" if numbers else "words")
         )
         problems.append(f"{what} not in the quote: {listed}{more}")
+    content = len(said) + len(restated)
+    distinct_restated = sorted(set(restated))
+    if not missing and restated and (
+        len(restated) > MAX_RESTATED_SHARE * content or len(restated) >= len(said)
+    ):
+        listed = ", ".join(f"'{token}'" for token in distinct_restated[:8])
+        problems.append(f"the question's words carry the claim, not the quote's: {listed}")
+        missing = distinct_restated
     claim_negations = _negations(claim_tokens)
     quote_negations = _negations(words(quote))
     added = sorted(n for n, _ in claim_negations - quote_negations)
@@ -376,11 +527,21 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         problems.append(f"the claim says '{added[0]}' where the quote does not")
     elif quote_negation and not claim_negations:
         problems.append(f"the quote says '{quote_negation}' and the claim drops it")
-    if not problems and supported_by_quote == 0:
+    if not problems and beyond_question == 0:
         problems.append("the claim only restates the question")
+    elif not problems and not _states_something(said):
+        problems.append("the claim is too short to state anything")
     if problems:
         return Grounding(False, "; ".join(problems), tuple(missing))
     return Grounding(True, "every word of the claim is in the quote")
+
+
+def _states_something(said: list[str]) -> bool:
+    """A number, or two words of substance: "Mr." and "The very first U." state nothing."""
+    substantial = [
+        t for t in said if t not in LIGHT_WORDS and (len(t) > 1 or _CJK_RUN.match(t))
+    ]
+    return len(substantial) >= 2 or any(_number_value(t) is not None for t in said)
 
 
 def _negation_in_drawn_clauses(quote: str, claim_tokens: list[str]) -> str | None:

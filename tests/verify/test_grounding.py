@@ -4,7 +4,14 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from reader.verify.grounding import NEGATIONS, STOPWORDS, check_grounding, stem, words
+from reader.verify.grounding import (
+    LIGHT_WORDS,
+    NEGATIONS,
+    STOPWORDS,
+    check_grounding,
+    stem,
+    words,
+)
 
 QUOTE = (
     "Statutory licences let radio stations play recordings without permission, "
@@ -83,11 +90,12 @@ def test_a_claim_that_only_restates_the_question_is_not_grounded():
     result = check_grounding(
         "The treaty was signed.", "It was signed in 1648.", "When was the treaty signed?"
     )
-    # "signed" is in the quote, so the claim does state something the quote says
-    assert result.grounded
+    # "signed" is in the quote, but the question said it: the claim adds nothing
+    assert not result.grounded
+    assert "question" in result.reason
     result = check_grounding("The treaty.", "It was signed in 1648.", "When was the treaty signed?")
     assert not result.grounded
-    assert "restates the question" in result.reason
+    assert "question" in result.reason
 
 
 def test_an_empty_claim_is_not_grounded():
@@ -123,17 +131,19 @@ def test_words_and_stems():
 
 
 _word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=4, max_size=9).filter(
-    lambda w: w not in STOPWORDS and w not in NEGATIONS
+    lambda w: w not in STOPWORDS and w not in NEGATIONS and w not in LIGHT_WORDS
 )
 
 
 @given(st.lists(_word, min_size=3, max_size=12), st.data())
-def test_any_quote_grounds_itself_and_every_run_of_its_words(tokens, data):
+def test_any_quote_grounds_itself_and_every_run_of_two_or_more_of_its_words(tokens, data):
     quote = " ".join(tokens) + "."
     assert check_grounding(quote, quote).grounded
-    start = data.draw(st.integers(0, len(tokens) - 1))
-    end = data.draw(st.integers(start + 1, len(tokens)))
+    start = data.draw(st.integers(0, len(tokens) - 2))
+    end = data.draw(st.integers(start + 2, len(tokens)))
     assert check_grounding(" ".join(tokens[start:end]), quote).grounded
+    # One word says nothing: a fragment ("Dr.") is never linked.
+    assert not check_grounding(tokens[start], quote).grounded
 
 
 @given(
@@ -164,3 +174,70 @@ def test_adding_or_dropping_a_negation_is_never_grounded(tokens, negation):
     assert not check_grounding(negated, plain).grounded
     assert not check_grounding(plain, negated).grounded
     assert check_grounding(negated, negated).grounded
+
+
+# -- the failure classes met with real models --------------------------------------------
+
+
+def test_question_words_may_not_carry_a_claim_by_themselves():
+    # Asked why plug-ins must use the parser, the model restated the question.
+    result = check_grounding(
+        "Plug-ins must use the bundled parser.",
+        "The exception to this is the parser",
+        "Why must plug-ins use the bundled parser?",
+    )
+    assert not result.grounded
+    assert "question" in result.reason
+
+
+def test_the_same_words_in_another_relation_are_not_grounded():
+    result = check_grounding(
+        "The agency fined the firm $2 million.",
+        "Three firms were threatened with $2 million penalties.",
+        "How much did the agency fine the firm?",
+    )
+    assert not result.grounded
+
+
+@pytest.mark.parametrize("fragment", ["Dr.", "The very first U.", "An HTTP/1.", "Mr."])
+def test_a_fragment_cut_at_an_abbreviation_is_not_grounded(fragment):
+    quote = "Dr. Smith said the very first U.S. statute and HTTP/1.1 were written by Mr. Jones."
+    assert not check_grounding(fragment, quote, "Who wrote it?").grounded
+
+
+def test_abbreviations_and_decimals_inside_a_claim_are_read_whole():
+    quote = "HTTP/1.1 servers SHOULD NOT send Expires dates more than one year in the future."
+    claim = "HTTP/1.1 servers should not send Expires dates more than one year ahead."
+    assert not check_grounding(claim, quote).grounded  # "ahead" is not the quote's
+    claim = "HTTP/1.1 servers should not send Expires dates more than one year in the future."
+    assert check_grounding(claim, quote).grounded
+    assert not check_grounding(claim.replace("1.1", "1.0"), quote).grounded
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote"),
+    [
+        (
+            "The samples used in the trial were kept at 4 °C.",
+            "All trial samples were kept at 4 °C.",
+        ),
+        ("It failed three times.", "It failed after 3 attempts."),
+        ("Inflation was 12%.", "Inflation reached 12 percent."),
+        ("Inflation was 12 per cent.", "Inflation reached 12%."),
+        ("Elizabeth would ask 50,000 pounds.", "Elizabeth would ask above fifty thousand pounds."),
+        ("The journey took under 24 hours.", "The journey took under twenty-four hours."),
+        ("The firms faced $2,000,000 penalties.", "The firms faced $2 million penalties."),
+    ],
+)
+def test_correct_claims_in_other_words_for_the_same_thing_are_grounded(claim, quote):
+    result = check_grounding(claim, quote)
+    assert result.grounded, result.reason
+
+
+def test_numbers_in_other_words_must_still_be_the_same_number():
+    assert not check_grounding("It failed four times.", "It failed after 3 attempts.").grounded
+    assert not check_grounding("It cost 13%.", "It cost 12 percent.").grounded
+    assert not check_grounding(
+        "She would ask 40,000 pounds.", "She would ask fifty thousand pounds."
+    ).grounded
+    assert not check_grounding("They paid $3 million.", "They paid $2 million.").grounded
