@@ -228,6 +228,7 @@ class Grounding:
     grounded: bool
     reason: str
     missing: tuple[str, ...] = ()
+    judged: float | None = None  # the model's probability that the quote states the claim
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +291,7 @@ class CheckedClaim:
             "grounded": self.grounded if linked else None,
             "grounding_reason": grounding.reason if grounding is not None else None,
             "ungrounded_words": list(grounding.missing) if grounding is not None else [],
+            "support_judged": grounding.judged if grounding is not None else None,
             "source_id": self.claim.source_id,
             "quote": self.claim.quote,
             "doc_id": self.doc_id,
@@ -474,6 +476,7 @@ def _checked_claim_from_json(item: dict[str, Any]) -> CheckedClaim:
             bool(item.get("grounded")),
             str(item["grounding_reason"]),
             tuple(item.get("ungrounded_words", ())),
+            item.get("support_judged"),
         )
     return CheckedClaim(
         Claim(item["text"], item["source_id"], item["quote"]),

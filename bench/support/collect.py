@@ -58,16 +58,29 @@ def collect(model: str, detail_files: list[Path], mode: str) -> list[dict[str, o
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", required=True, help="the model's short name")
+    parser.add_argument("--model", help="the model's short name")
     parser.add_argument("--mode", default="constrained")
-    parser.add_argument("details", nargs="+", type=Path)
+    parser.add_argument(
+        "--merge", type=Path, action="append", default=[], help="JSON lines of {id, label, note}"
+    )
+    parser.add_argument("details", nargs="*", type=Path)
     args = parser.parse_args()
     existing = []
     if SET.exists():
         existing = [json.loads(line) for line in SET.read_text(encoding="utf-8").splitlines()]
-    known = {row["id"] for row in existing}
+    by_id = {row["id"]: row for row in existing}
+    for labels in args.merge:
+        for line in labels.read_text(encoding="utf-8").splitlines():
+            label = json.loads(line)
+            row = by_id[label["id"]]
+            row["label"] = label["label"]
+            if label.get("note"):
+                row["note"] = label["note"]
+    known = set(by_id)
     added = 0
-    for pair in collect(args.model, args.details, args.mode):
+    if args.details and not args.model:
+        parser.error("--model names the model that wrote the claims")
+    for pair in collect(args.model or "", args.details, args.mode):
         if pair["id"] not in known:
             known.add(str(pair["id"]))
             existing.append(pair)
@@ -75,7 +88,8 @@ def main() -> None:
     SET.write_text(
         "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in existing), encoding="utf-8"
     )
-    print(f"{added} new pairs; {len(existing)} in {SET.name}")
+    unlabelled = sum(row["label"] is None for row in existing)
+    print(f"{added} new pairs; {len(existing)} in {SET.name}, {unlabelled} not labelled yet")
 
 
 if __name__ == "__main__":

@@ -149,6 +149,7 @@ class EmbeddedBackend:
         self.name = self.model_path.stem
         self._llm: Any = None
         self._lock = threading.Lock()
+        self._yes_no: tuple[set[int], set[int]] | None = None
 
     def load(self) -> None:
         """Load the model now (it is otherwise loaded on first use)."""
@@ -225,6 +226,63 @@ class EmbeddedBackend:
                     close()
             generation.prompt_tokens = max(0, self._llm.n_tokens - generation.completion_tokens)
             return generation
+
+    def yes_probability(self, messages: Messages) -> float:
+        """P("yes") / (P("yes") + P("no")) for the model's first word of a reply.
+
+        One forward pass over the prompt, no sampling; the tokens it shares with
+        the prompt already evaluated (the judge's instructions) are not evaluated
+        again.
+        """
+        import numpy
+
+        with self._lock:
+            self.load()
+            llm = self._llm
+            if self._yes_no is None:
+                self._yes_no = _answer_tokens(llm)
+            prompt = _chat_prompt(llm, messages).encode("utf-8")
+            tokens = llm.tokenize(prompt, add_bos=False, special=True)
+            if len(tokens) >= self.n_ctx:
+                raise ModelError("The claim and its quote are too long for the model's context.")
+            shared = 0
+            for before, now in zip(llm.input_ids[: llm.n_tokens], tokens, strict=False):
+                if before != now:
+                    break
+                shared += 1
+            llm.n_tokens = min(shared, len(tokens) - 1)
+            llm.eval(tokens[llm.n_tokens :])
+            logits = numpy.ctypeslib.as_array(llm._ctx.get_logits(), shape=(llm.n_vocab(),))
+            top = float(logits.max())
+            yes, no = (float(numpy.exp(logits[list(ids)] - top).sum()) for ids in self._yes_no)
+            return yes / (yes + no) if yes + no > 0 else 0.5
+
+
+def _answer_tokens(llm: Any) -> tuple[set[int], set[int]]:
+    """The tokens a reply may start "yes" or "no" with (cased, with a space or not)."""
+
+    def first_tokens(*forms: str) -> set[int]:
+        return {llm.tokenize(form.encode(), add_bos=False, special=False)[0] for form in forms}
+
+    return first_tokens("yes", "Yes", " yes", " Yes"), first_tokens("no", "No", " no", " No")
+
+
+def _chat_prompt(llm: Any, messages: Messages) -> str:
+    """The messages as the model's own chat template lays them out, ready for its reply."""
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+    template = llm.metadata.get("tokenizer.chat_template")
+    if not template:
+        raise ModelError("The model has no chat template, so it cannot judge claims.")
+
+    def text_of(token: int) -> str:
+        return str(llm._model.token_get_text(token)) if token >= 0 else ""
+
+    formatter = Jinja2ChatFormatter(
+        template=template, eos_token=text_of(llm.token_eos()), bos_token=text_of(llm.token_bos())
+    )
+    chat: Any = messages
+    return str(formatter(messages=chat).prompt)
 
 
 @dataclass

@@ -11,7 +11,8 @@ Each model claim goes through, in order:
    stripped from its words;
 2. the span check: its quote must be in the chunk it cites (``PassageVerifier``);
 3. the support check: its words must say only what the quote says
-   (``check_grounding``);
+   (``check_grounding``'s rules, then, with a model run in-process, the model's
+   own judgement of the pair: see ``reader.answer.judge``);
 4. re-anchoring: when the quote is there but does not support the claim, and
    another verified sentence of the retrieved passages does, the claim is
    linked to that sentence instead (models often cite the sentence next to
@@ -25,9 +26,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from reader.answer.hygiene import strip_meta
+from reader.answer.judge import CONFIRM, MAX_PARAPHRASED_WORDS, RESCUE, SupportJudge
 from reader.errors import ChunkNotFoundError
 from reader.readingtext import readable
-from reader.records import CheckedClaim, Chunk, Claim, Verification
+from reader.records import CheckedClaim, Chunk, Claim, Grounding, Verification
 from reader.retrieve.evidence import Evidence
 from reader.verify import PassageVerifier
 from reader.verify.grounding import check_grounding, grounding_for
@@ -44,8 +46,10 @@ class ClaimChecker:
     evidence: Sequence[Evidence]  # candidate sentences, best first (for re-anchoring)
     verifier_for: Callable[[str, Sequence[Chunk]], PassageVerifier]
     chunk_by_id: Callable[[str], Chunk]
+    judge: SupportJudge | None = None
     _verifiers: dict[str, PassageVerifier] = field(default_factory=dict)
     _checked: dict[tuple[str, str, str], CheckedClaim] = field(default_factory=dict)
+    _settled: dict[tuple[str, str, str], CheckedClaim] = field(default_factory=dict)
 
     @property
     def retrieved_ids(self) -> set[str]:
@@ -58,11 +62,20 @@ class ClaimChecker:
         return replace(checked, from_evidence=True)
 
     def model_claim(self, claim: Claim, by_alias: dict[str, Chunk]) -> CheckedClaim:
-        """A model's claim, checked (once: a repeat returns the first result)."""
+        """A model's claim, span- and rule-checked (once: a repeat returns the first
+        result). This is what is shown while the model is still writing."""
         key = (claim.text, claim.source_id, claim.quote)
         if key not in self._checked:
             self._checked[key] = self._check_model_claim(claim, by_alias)
         return self._checked[key]
+
+    def settle(self, claim: Claim, by_alias: dict[str, Chunk]) -> CheckedClaim:
+        """A model's claim as it is finally shown: checked, judged (when the model can
+        judge) and, if its quote does not say it, re-anchored where another does."""
+        key = (claim.text, claim.source_id, claim.quote)
+        if key not in self._settled:
+            self._settled[key] = self._settle(self.model_claim(claim, by_alias))
+        return self._settled[key]
 
     def _check_model_claim(self, claim: Claim, by_alias: dict[str, Chunk]) -> CheckedClaim:
         claim = replace(claim, text=strip_meta(claim.text))
@@ -73,15 +86,10 @@ class ClaimChecker:
             except ChunkNotFoundError:
                 reason = f"the source {claim.source_id!r} is not one of the passages given"
                 return CheckedClaim(claim, Verification("miss", reason, chunk_id=claim.source_id))
-        checked = self.verify(replace(claim, source_id=chunk.id), chunk)
-        if checked.grounded or not checked.verified:
-            # A quote that is not there is named to the model in the retry instead:
-            # moving it would hide a model that invents quotes from the miss rate.
-            return checked
-        return self._reanchored(checked) or checked
+        return self.verify(replace(claim, source_id=chunk.id), chunk)
 
     def verify(self, claim: Claim, chunk: Chunk) -> CheckedClaim:
-        """The span check, then (if the quote is there) the support check."""
+        """The span check, then (if the quote is there) the support check's rules."""
         verifier = self._verifiers.get(chunk.doc_id)
         if verifier is None:
             verifier = self.verifier_for(chunk.doc_id, self.retrieved)
@@ -89,6 +97,42 @@ class ClaimChecker:
         verification = verifier.verify(claim.quote, source=chunk, retrieved=self.retrieved_ids)
         grounding = grounding_for(claim, verification, self.question)
         return CheckedClaim(claim, verification, doc_id=chunk.doc_id, grounding=grounding)
+
+    def _settle(self, checked: CheckedClaim) -> CheckedClaim:
+        if not checked.verified:
+            # A quote that is not there is named to the model in the retry instead:
+            # moving it would hide a model that invents quotes from the miss rate.
+            return checked
+        judged = self._judged(checked)
+        if judged.grounded:
+            return judged
+        return self._reanchored(judged) or judged
+
+    def _judged(self, checked: CheckedClaim) -> CheckedClaim:
+        """The rules' verdict, confirmed or overturned by the judge where it may be."""
+        grounding = checked.grounding
+        if self.judge is None or grounding is None:
+            return checked
+        if not grounding.grounded and not _paraphrased_words_only(grounding):
+            return checked  # numbers, negations, the question's words: the rules decide
+        claim = checked.claim
+        probability = self.judge.probability(self.question, claim.text, claim.quote)
+        if grounding.grounded and probability < CONFIRM:
+            verdict = Grounding(
+                False,
+                f"the quote does not state it (the model judged support {probability:.0%} likely)",
+                judged=probability,
+            )
+        elif not grounding.grounded and probability >= RESCUE:
+            verdict = Grounding(
+                True,
+                f"the quote says it in other words ({', '.join(grounding.missing)}; the model "
+                f"judged support {probability:.0%} likely)",
+                judged=probability,
+            )
+        else:
+            verdict = replace(grounding, judged=probability)
+        return replace(checked, grounding=verdict)
 
     def _reanchored(self, failed: CheckedClaim) -> CheckedClaim | None:
         """The claim linked to the best evidence sentence that supports it, if any."""
@@ -99,10 +143,23 @@ class ClaimChecker:
                 continue
             if not check_grounding(failed.claim.text, sentence, self.question).grounded:
                 continue
-            moved = self.verify(Claim(failed.claim.text, item.chunk.id, sentence), item.chunk)
+            moved = self._judged(
+                self.verify(Claim(failed.claim.text, item.chunk.id, sentence), item.chunk)
+            )
             if moved.grounded:
                 verification = replace(
                     moved.verification, reason=f"{REANCHOR_REASON}; {moved.verification.reason}"
                 )
                 return replace(moved, verification=verification, cited_quote=failed.claim.quote)
         return None
+
+
+def _paraphrased_words_only(grounding: Grounding) -> bool:
+    """Refused only for a word or two the quote lacks: no number, negation or
+    question-word problem, which the judge may not overturn."""
+    reason = grounding.reason
+    return (
+        reason.startswith("words not in the quote")
+        and ";" not in reason
+        and 0 < len(grounding.missing) <= MAX_PARAPHRASED_WORDS
+    )

@@ -24,6 +24,7 @@ from reader.answer.backends import Backend, Generation
 from reader.answer.checking import ClaimChecker
 from reader.answer.events import ClaimChecked, EventCallback, Status, Token
 from reader.answer.hygiene import says_not_answered
+from reader.answer.judge import judge_for
 from reader.answer.models import writes_grounded_claims
 from reader.answer.parsing import (
     ParsedOutput,
@@ -51,7 +52,7 @@ from reader.answer.prompting import (
 from reader.errors import AnswerCancelled, ReaderError, StoreError
 from reader.library import Library
 from reader.readingtext import readable
-from reader.records import Answer, AnswerMetrics, CheckedClaim, Chunk
+from reader.records import Answer, AnswerMetrics, CheckedClaim, Chunk, Claim
 from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
 
 DEFAULT_MODE = AUTO
@@ -146,7 +147,12 @@ class Answerer:
             question, chunks, self.library.store.term_rarity, limit=REANCHOR_CANDIDATES
         )
         checker = ClaimChecker(
-            question, chunks, evidence, self.library.passage_verifier, self.library.store.chunk
+            question,
+            chunks,
+            evidence,
+            self.library.passage_verifier,
+            self.library.store.chunk,
+            judge=judge_for(self.backend) if self.uses_model else None,
         )
         asking = _Asking(question, chunks, evidence, checker, emit, cancel, started)
         if not answers_question(evidence):
@@ -210,12 +216,8 @@ class Answerer:
         generation, parsed, stopped = self._generate(asking, messages, passages, by_alias)
         asking.emit(Status("verifying"))
         declines = [c.text for c in parsed.claims if says_not_answered(c.text)]
-        # Already checked while streaming: these are looked up, not checked again.
-        checked = [
-            asking.checker.model_claim(claim, by_alias)
-            for claim in parsed.claims
-            if not says_not_answered(claim.text)
-        ]
+        # Checked while streaming already: looked up, then judged and settled.
+        checked = self._settled(asking, parsed.claims, by_alias)
         failures = [index for index, item in enumerate(checked) if not item.verified]
         if failures and not asking.cancelled:
             asking.emit(Status("retrying", f"{len(failures)} claims did not verify"))
@@ -296,11 +298,7 @@ class Answerer:
         self._count(asking.metrics, second)
         if second.cancelled:
             raise AnswerCancelled("The question was cancelled.")
-        retried = [
-            asking.checker.model_claim(claim, by_alias)
-            for claim in parse_output(second.text).claims
-            if not says_not_answered(claim.text)
-        ]
+        retried = self._settled(asking, parse_output(second.text).claims, by_alias)
         result = list(checked)
         # Each failed claim is replaced by its retry when the retry verified.
         for index, replacement in zip(failures, retried, strict=False):
@@ -308,6 +306,20 @@ class Answerer:
             if replacement.verified:
                 result[index] = replace(replacement, retried=True)
         return unique_by(result, lambda item: claim_key(item.claim))
+
+    @staticmethod
+    def _settled(
+        asking: _Asking, claims: list[Claim], by_alias: dict[str, Chunk]
+    ) -> list[CheckedClaim]:
+        """The model's claims as they will be shown; its "not answered" is no claim."""
+        settled = []
+        for claim in claims:
+            if says_not_answered(claim.text):
+                continue
+            if asking.cancelled:
+                raise AnswerCancelled("The question was cancelled.")
+            settled.append(asking.checker.settle(claim, by_alias))
+        return settled
 
     def _grammar(self, passages: list[Passage], claims_only: bool) -> str | None:
         assert self.backend is not None

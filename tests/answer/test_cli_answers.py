@@ -28,6 +28,10 @@ def test_ask_without_a_model_gives_verified_passages(tmp_path):
     assert data["metrics"]["verification_rate"] == 1.0
     for claim in data["claims"]:
         assert " ".join(TREATY[claim["start"] : claim["end"]].split()) == claim["quote"]
+        # Evidence sentences say what they are: no model made them.
+        assert claim["origin"] == "evidence" and claim["reanchored"] is False
+    assert data["metrics"]["model_claims"] == 0
+    assert data["metrics"]["model_supported_rate"] is None
 
     text = reader("ask", str(path), "Where was the Peace of Utrecht signed?", "--no-model")
     assert "[1]" in text.stdout and "Verification:" in text.stdout
@@ -38,7 +42,12 @@ def test_ask_without_a_model_gives_verified_passages(tmp_path):
     stats = json.loads(reader("stats", "--json").stdout)
     assert stats["overall"]["answers"] == 2
     assert stats["overall"]["verification_rate"] == 1.0
+    assert stats["overall"]["model_claims"] == 0
+    assert stats["overall"]["model_supported_rate"] is None
+    assert stats["overall"]["evidence_shown"] == 2 * len(data["claims"])
     assert list(stats["by_model"]) == ["none (passages)"]
+    shown = reader("stats").stdout
+    assert "model claims: 0" in shown and "n/a supported" in shown
 
 
 def test_ask_needs_a_question_and_a_known_document():

@@ -1,0 +1,63 @@
+"""The loaded model as a judge of support: does this quote state this claim?
+
+The support check's rules (``reader.verify.grounding``) read words; they cannot
+read relations ("the agency fined the firm" against "firms were threatened
+with fines"), modality ("we could choose to stop" against "it stops") or whose
+belief a sentence reports. The model that wrote the claim can, a little: asked
+whether the quote states the claim, the probability it gives "yes" over "no"
+separates supported claims from unsupported ones far better than chance
+(measured on the labelled set in ``bench/support``). It is one forward pass of
+a short prompt, no generation.
+
+The judge only ever takes a link away or gives one back under the rules'
+hard limits: a claim whose numbers or negations are not its quote's is never
+linked, whatever the judge says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from reader.answer.backends import Messages
+
+# Below this, a claim the rules pass is not linked in its own words; above
+# RESCUE, a claim the rules refused for a word or two the quote says in other
+# words is. Chosen on the labelled set (bench/support/README.md has the figures).
+CONFIRM = 0.6
+RESCUE = 0.8
+# At most this many of a claim's words may be the quote's in other words.
+MAX_PARAPHRASED_WORDS = 2
+
+SYSTEM = (
+    "You check claims against quotes. A claim is supported only if the quote itself states "
+    "everything the claim says: every fact, number, name, negation and relation. Paraphrase "
+    "is fine; added facts, guesses, or a different subject are not."
+)
+
+YesProbability = Callable[[Messages], float]
+
+
+def judge_messages(question: str, claim: str, quote: str) -> Messages:
+    user = (
+        f'Question: {question}\nQuote: "{quote}"\nClaim: "{claim}"\n'
+        "Does the quote support the claim? Answer yes or no."
+    )
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+
+class SupportJudge:
+    """Asks a model how likely it is that a quote states a claim (0 to 1)."""
+
+    def __init__(self, yes_probability: YesProbability) -> None:
+        self._yes_probability = yes_probability
+        self.calls = 0
+
+    def probability(self, question: str, claim: str, quote: str) -> float:
+        self.calls += 1
+        return self._yes_probability(judge_messages(question, claim, quote))
+
+
+def judge_for(backend: object) -> SupportJudge | None:
+    """The backend's judge, if it can give a probability (a model run in-process)."""
+    method = getattr(backend, "yes_probability", None)
+    return SupportJudge(method) if callable(method) else None
