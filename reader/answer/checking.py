@@ -26,10 +26,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from reader.answer.hygiene import strip_meta
-from reader.answer.judge import CONFIRM, MAX_PARAPHRASED_WORDS, RESCUE, SupportJudge
+from reader.answer.judge import SupportJudge
 from reader.errors import ChunkNotFoundError
 from reader.readingtext import readable
-from reader.records import CheckedClaim, Chunk, Claim, Grounding, Verification
+from reader.records import CheckedClaim, Chunk, Claim, Verification
 from reader.retrieve.evidence import Evidence
 from reader.verify import PassageVerifier
 from reader.verify.grounding import check_grounding, grounding_for
@@ -110,28 +110,10 @@ class ClaimChecker:
 
     def _judged(self, checked: CheckedClaim) -> CheckedClaim:
         """The rules' verdict, confirmed or overturned by the judge where it may be."""
-        grounding = checked.grounding
-        if self.judge is None or grounding is None:
+        if self.judge is None or checked.grounding is None:
             return checked
-        if not grounding.grounded and not _paraphrased_words_only(grounding):
-            return checked  # numbers, negations, the question's words: the rules decide
         claim = checked.claim
-        probability = self.judge.probability(self.question, claim.text, claim.quote)
-        if grounding.grounded and probability < CONFIRM:
-            verdict = Grounding(
-                False,
-                f"the quote does not state it (the model judged support {probability:.0%} likely)",
-                judged=probability,
-            )
-        elif not grounding.grounded and probability >= RESCUE:
-            verdict = Grounding(
-                True,
-                f"the quote says it in other words ({', '.join(grounding.missing)}; the model "
-                f"judged support {probability:.0%} likely)",
-                judged=probability,
-            )
-        else:
-            verdict = replace(grounding, judged=probability)
+        verdict = self.judge.verdict(checked.grounding, self.question, claim.text, claim.quote)
         return replace(checked, grounding=verdict)
 
     def _reanchored(self, failed: CheckedClaim) -> CheckedClaim | None:
@@ -152,14 +134,3 @@ class ClaimChecker:
                 )
                 return replace(moved, verification=verification, cited_quote=failed.claim.quote)
         return None
-
-
-def _paraphrased_words_only(grounding: Grounding) -> bool:
-    """Refused only for a word or two the quote lacks: no number, negation or
-    question-word problem, which the judge may not overturn."""
-    reason = grounding.reason
-    return (
-        reason.startswith("words not in the quote")
-        and ";" not in reason
-        and 0 < len(grounding.missing) <= MAX_PARAPHRASED_WORDS
-    )

@@ -44,6 +44,7 @@ from typing import Any
 
 from reader.answer.backends import Backend
 from reader.answer.hygiene import says_not_answered, strip_meta
+from reader.answer.judge import SupportJudge
 from reader.answer.pipeline import Answerer
 from reader.errors import ReaderError
 from reader.library import Library
@@ -292,13 +293,19 @@ def is_support_set(path: Path) -> bool:
     return isinstance(first, dict) and "label" in first and "claim" in first
 
 
-def evaluate_support(path: Path, details: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def evaluate_support(
+    path: Path,
+    details: list[dict[str, Any]] | None = None,
+    judge: SupportJudge | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
     """Precision and recall of the support check, per model, on labelled claims.
 
     Each line holds a question, a claim a real model wrote, the quote it is
     linked to, and a hand label: "supported" (the claim says only what the
     quote says, paraphrase allowed) or "unsupported". A claim is linked in its
-    own words when hygiene leaves something to check and the check passes.
+    own words when hygiene leaves something to check and the check passes
+    (the rules, then ``judge`` where given: the model run in-process).
     Precision: linked claims that are supported; recall: supported claims linked.
     """
     try:
@@ -318,11 +325,17 @@ def evaluate_support(path: Path, details: list[dict[str, Any]] | None = None) ->
         raise ReaderError(f"{path} holds no labelled claims.")
     per_model: dict[str, dict[str, int]] = {}
     started = time.perf_counter()
-    for model, row in labelled:
+    for number, (model, row) in enumerate(labelled, start=1):
         claim = strip_meta(str(row["claim"]))
-        linked = not says_not_answered(claim) and (
-            check_grounding(claim, str(row["quote"]), str(row.get("question", ""))).grounded
-        )
+        question, quote = str(row.get("question", "")), str(row["quote"])
+        linked = False
+        if not says_not_answered(claim):
+            verdict = check_grounding(claim, quote, question)
+            if judge is not None:
+                verdict = judge.verdict(verdict, question, claim, quote)
+            linked = verdict.grounded
+        if progress is not None:
+            progress(number, len(labelled))
         supported = row["label"] == "supported"
         counts = per_model.setdefault(model, {"claims": 0, "supported": 0, "linked": 0, "both": 0})
         counts["claims"] += 1
@@ -346,6 +359,7 @@ def evaluate_support(path: Path, details: list[dict[str, Any]] | None = None) ->
 
     return {
         "file": str(path),
+        "judge": judge is not None,
         "overall": figures(total),
         "by_model": {model: figures(counts) for model, counts in sorted(per_model.items())},
         "ms_per_claim": round(1000 * elapsed / len(labelled), 3),

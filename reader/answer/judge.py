@@ -17,8 +17,10 @@ linked, whatever the judge says.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from reader.answer.backends import Messages
+from reader.records import Grounding
 
 # Below this, a claim the rules pass is not linked in its own words; above
 # RESCUE, a claim the rules refused for a word or two the quote says in other
@@ -55,6 +57,36 @@ class SupportJudge:
     def probability(self, question: str, claim: str, quote: str) -> float:
         self.calls += 1
         return self._yes_probability(judge_messages(question, claim, quote))
+
+    def verdict(self, rules: Grounding, question: str, claim: str, quote: str) -> Grounding:
+        """The rules' verdict on a claim, confirmed or overturned where the judge may."""
+        if not rules.grounded and not _paraphrased_words_only(rules):
+            return rules  # numbers, negations, the question's words: the rules decide
+        probability = self.probability(question, claim, quote)
+        if rules.grounded and probability < CONFIRM:
+            return Grounding(
+                False,
+                f"the quote does not state it (the model judged support {probability:.0%} likely)",
+                judged=probability,
+            )
+        if not rules.grounded and probability >= RESCUE:
+            return Grounding(
+                True,
+                f"the quote says it in other words ({', '.join(rules.missing)}; the model "
+                f"judged support {probability:.0%} likely)",
+                judged=probability,
+            )
+        return replace(rules, judged=probability)
+
+
+def _paraphrased_words_only(rules: Grounding) -> bool:
+    """Refused only for a word or two the quote lacks: no number, negation or
+    question-word problem, which the judge may not overturn."""
+    return (
+        rules.reason.startswith("words not in the quote")
+        and ";" not in rules.reason
+        and 0 < len(rules.missing) <= MAX_PARAPHRASED_WORDS
+    )
 
 
 def judge_for(backend: object) -> SupportJudge | None:

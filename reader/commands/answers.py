@@ -208,8 +208,22 @@ def evaluate_command(
     from reader.answer.setup import make_backend
 
     if is_support_set(qa_file):
+        from reader.answer.judge import judge_for
+
         wrong: list[dict[str, Any]] = []
-        support = evaluate_support(qa_file, wrong)
+        judge = None
+        if model or url:
+            judge = judge_for(make_backend(model=model, url=url, model_name=model_name))
+            if judge is None:
+                raise ReaderError("That model cannot judge claims: give a GGUF file (--model).")
+
+        def judged(done: int, total: int) -> None:
+            if not as_json:
+                click.echo(f"\r{done}/{total}", nl=False, err=True)
+
+        support = evaluate_support(qa_file, wrong, judge, judged if judge else None)
+        if judge and not as_json:
+            click.echo("", err=True)
         if details is not None:
             details.write_text(
                 "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in wrong),

@@ -1,0 +1,93 @@
+"""The model's judgement of support, after the rules: it confirms or refuses a link
+the rules allow, rescues a paraphrase of a word or two, and never overrules a number,
+a negation or a claim made of the question's words."""
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from reader.answer import Answerer, ScriptedBackend
+from reader.answer.judge import CONFIRM, RESCUE, judge_messages
+from tests.answer.conftest import claims_json
+from tests.answer.test_pipeline import QUESTION, alias_of, model_claims
+
+SIGNED = "The Treaty of Westphalia was signed in 1648."
+ENDED = "It ended the Thirty Years' War in the Holy Roman Empire."
+
+
+@dataclass
+class JudgingBackend(ScriptedBackend):
+    """A scripted model that also judges: ``verdicts`` maps a claim to its probability."""
+
+    verdicts: dict[str, float] = field(default_factory=dict)
+    judged: list[str] = field(default_factory=list)
+
+    def yes_probability(self, messages):
+        user = messages[-1]["content"]
+        claim = user.split('Claim: "', 1)[1].split('"\n', 1)[0]
+        self.judged.append(claim)
+        return self.verdicts.get(claim, 0.5)
+
+
+def ask(treaty, backend, claim, quote):
+    library, doc_id = treaty
+    answerer = Answerer(library, backend, mode="free")
+    source = alias_of(answerer, QUESTION, doc_id, "Westphalia")
+    backend.enqueue(claims_json((claim, source, quote)))
+    return model_claims(answerer.ask(QUESTION, [doc_id]))
+
+
+def test_a_link_the_rules_allow_is_refused_when_the_model_judges_it_unsupported(treaty):
+    claim = "The treaty was signed in 1648."
+    backend = JudgingBackend(verdicts={claim: CONFIRM - 0.2})
+    [item] = ask(treaty, backend, claim, SIGNED)
+    assert item.verified and not item.grounded
+    assert "judged support" in item.grounding.reason and item.grounding.judged < CONFIRM
+    assert item.shown_text == f"\u201c{SIGNED}\u201d"
+
+
+def test_a_link_the_model_confirms_is_kept(treaty):
+    claim = "The treaty was signed in 1648."
+    backend = JudgingBackend(verdicts={claim: CONFIRM + 0.2})
+    [item] = ask(treaty, backend, claim, SIGNED)
+    assert item.grounded and item.shown_text == claim
+    assert item.grounding.judged == pytest.approx(CONFIRM + 0.2)
+    assert item.to_json()["support_judged"] == pytest.approx(CONFIRM + 0.2)
+
+
+def test_a_word_the_quote_says_in_other_words_is_rescued_by_the_judge(treaty):
+    claim = "The Treaty of Westphalia was concluded in 1648."  # "concluded" for "signed"
+    backend = JudgingBackend(verdicts={claim: RESCUE + 0.1})
+    [item] = ask(treaty, backend, claim, SIGNED)
+    assert item.grounded and "other words" in item.grounding.reason
+    assert item.shown_text == claim
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "The Treaty of Westphalia was signed in 1649.",  # a number
+        "The Treaty of Westphalia was not signed in 1648.",  # a negation
+        "The Treaty of Westphalia was signed.",  # the question's words alone
+    ],
+)
+def test_the_judge_never_overrules_numbers_negations_or_the_question(treaty, claim):
+    backend = JudgingBackend(verdicts={claim: 0.99})
+    items = ask(treaty, backend, claim, SIGNED)
+    assert not any(item.grounded and item.claim.text == claim for item in items)
+    assert claim not in backend.judged
+
+
+def test_the_judge_checks_a_re_anchored_claim_too(treaty):
+    claim = "The Treaty of Westphalia was signed in 1648."
+    backend = JudgingBackend(verdicts={claim: CONFIRM - 0.3})
+    [item] = ask(treaty, backend, claim, ENDED)
+    # The rules would move it to the sentence that says it; the judge refused both.
+    assert not item.reanchored and not item.grounded
+
+
+def test_the_judge_is_asked_with_the_question_the_claim_and_the_quote():
+    messages = judge_messages("When?", "It was 1648.", "Signed in 1648.")
+    assert messages[0]["role"] == "system"
+    user = messages[1]["content"]
+    assert "When?" in user and '"It was 1648."' in user and '"Signed in 1648."' in user
