@@ -23,6 +23,10 @@ history are not touched). Figures, per run:
   (not the evidence sentences given as claims);
 - ``verification_rate``: verified claims among all claims;
 - ``grounded_share``: grounded claims among verified ones;
+- ``model_claims``, ``model_supported_share``: the claims models wrote, and the
+  share of them linked in their own words; ``reanchored``: those linked to
+  another sentence than the one cited; ``declined_by_model``: questions the
+  model said the passages do not answer;
 - ``abstained``: unanswerable questions answered "not found";
 - ``false_not_found``: answerable questions answered "not found";
 - ``retrieval_at_4`` / ``retrieval_at_10``: the gold evidence lies in one of
@@ -144,6 +148,7 @@ def evaluate(
     answerable = unanswerable = 0
     yielded = hit = stated = model_stated = abstained = false_not_found = at_4 = at_10 = 0
     claims = verified = grounded = 0
+    made = made_supported = reanchored = declined = 0
     by_kind: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory() as folder, Library(Path(folder) / "eval.db") as library:
         answerer = Answerer(library, backend, mode=mode, record=False)
@@ -157,6 +162,10 @@ def evaluate(
                 first_evidence.append(answer.metrics.first_evidence_seconds)
             linked = [c for c in answer.claims if c.verified and c.verification.start is not None]
             claims += answer.metrics.claims
+            made += answer.metrics.model_claims
+            made_supported += answer.metrics.model_supported
+            reanchored += answer.metrics.reanchored
+            declined += bool(answer.not_found and "the model found no answer" in answer.not_found)
             verified += len(linked)
             grounded += sum(c.grounded for c in linked)
             row: dict[str, Any] = {
@@ -230,6 +239,10 @@ def evaluate(
         "model_stated": _ratio(model_stated, answerable),
         "verification_rate": _ratio(verified, claims),
         "grounded_share": _ratio(grounded, verified),
+        "model_claims": made,
+        "model_supported_share": _ratio(made_supported, made),
+        "reanchored": reanchored,
+        "declined_by_model": declined,
         "abstained": _ratio(abstained, unanswerable),
         "abstained_by_kind": {kind: f"{done}/{total}" for kind, (done, total) in by_kind.items()},
         "false_not_found": _ratio(false_not_found, answerable),

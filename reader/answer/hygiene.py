@@ -48,7 +48,6 @@ _NOT_ANSWERED = [
         rf"discuss|describe|indicate|tell|offer|reveal|cover)",
         rf"\b(?:no|not\s+enough|insufficient)\s+(?:\w+\s+)?(?:information|mention|details?|"
         rf"data|answer|indication|evidence)\b.*\b(?:in|from|within)\s+{_SOURCE}",
-        r"\b(?:there\s+is|i\s+(?:can|could)\s*(?:not|n't)\s+find)\s+no\s+(?:information|mention|answer)",
         r"\bcannot\s+be\s+(?:determined|answered|found)\s+(?:from|in|based\s+on)\b",
         r"^(?:unknown|not\s+specified|not\s+mentioned|not\s+stated|n/a|none)\.?$",
     )

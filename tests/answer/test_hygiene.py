@@ -57,6 +57,8 @@ def test_the_model_saying_the_passages_do_not_answer_is_recognised(claim):
         "The court did not find him guilty.",
         "The agency did not mention the rule in its report.",
         "No information was given to the patients.",
+        # The document's own statement that nothing is known is an answer.
+        "The FAA states that there is no information available to estimate the cost.",
     ],
 )
 def test_negative_statements_about_the_document_are_claims(claim):

