@@ -54,13 +54,18 @@ _NOT_ANSWERED = [
 ]
 
 
+_INVISIBLE = re.compile("[\u200b-\u200f\u2060\ufeff]")
+
+
 def strip_meta(text: str) -> str:
     """The claim without the talk about the passages that wraps it.
 
     "According to the passage, the fee is due monthly." becomes "The fee is
     due monthly."; a claim that is nothing but such talk is left as it is.
+    Invisible characters go too ("U.\u200dS."): a model may write them, and
+    nobody reads them.
     """
-    cleaned = text.strip()
+    cleaned = _INVISIBLE.sub("", text).strip()
     for _ in range(2):  # "According to the text, the passage states that ..."
         for pattern in _META_PREFIXES:
             match = pattern.match(cleaned)

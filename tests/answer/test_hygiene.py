@@ -15,6 +15,7 @@ from reader.answer.hygiene import says_not_answered, strip_meta
         ("According to passage c2, the price rose.", "The price rose."),
         ("It is stated in the passage that rents rose.", "Rents rose."),
         ("According to the text, the passage says that rents rose.", "Rents rose."),
+        ("The FAA barred U.\u200dS.\u200d operators.", "The FAA barred U.S. operators."),
     ],
 )
 def test_meta_phrases_are_stripped(written, cleaned):

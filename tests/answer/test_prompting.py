@@ -31,7 +31,7 @@ def evidence_for(question):
 
 
 @pytest.mark.parametrize("claims_only", [False, True])
-def test_grammars_compile_in_llama_cpp(claims_only):
+def test_grammars_compile_in_llama_cpp(claims_only, capfd):
     passages = make_passages()
     evidence = evidence_passages(evidence_for("Why did rates rise in 2020?"))
     for grammar in (
@@ -39,6 +39,35 @@ def test_grammars_compile_in_llama_cpp(claims_only):
         free_grammar(passages, claims_only=claims_only),
     ):
         assert llama_cpp.LlamaGrammar.from_string(grammar, verbose=False) is not None
+    # llama.cpp reports a grammar it cannot parse on stderr, and still returns one.
+    assert "error parsing grammar" not in capfd.readouterr().err
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The FAA barred U.S. operators from flying version 2.4 of the plane on March 13, 2019.",
+        "Dr. Smith said that e.g. HTTP/1.1 servers send Expires dates at most one year ahead.",
+        "In Hawaiian, Wailuku means 'destroying water.'",
+    ],
+)
+def test_a_claim_sentence_may_hold_abbreviations_and_decimals_but_ends_at_its_end(sentence):
+    from reader.answer.backends import EmbeddedBackend
+    from reader.answer.models import embedded_model_path
+    from reader.answer.prompting import _SENTENCE_RULE
+
+    backend = EmbeddedBackend(embedded_model_path(), n_ctx=1024)
+    grammar = 'root ::= "\\"" sentence "\\""\n' + _SENTENCE_RULE
+    request = f"Copy this text exactly, in double quotes: {sentence} And this is a second one."
+    try:
+        copied = backend.generate(
+            [{"role": "user", "content": request}], grammar=grammar, max_tokens=60
+        ).text
+    finally:
+        backend.close()
+    # The real model copies the whole sentence under the grammar, and stops there.
+    assert copied == f'"{sentence}"'
 
 
 def test_constrained_grammar_offers_only_the_evidence_sentences():
