@@ -180,7 +180,9 @@ _SENTENCE_RULE = "\n".join(
         # Invisible characters are never text: a model that met the rule used them to
         # run past a full stop ("U.\u200dS.\u200d operators").
         r'piece ::= [^"\\\x00-\x1f\u200b-\u200f\u2060\ufeff.!?] | "." '
-        r'[^"\\\x00-\x1f\u200b-\u200f\u2060\ufeff.!? ' "'" r'\u2019\u201d)] | abbreviation',
+        r'[^"\\\x00-\x1f\u200b-\u200f\u2060\ufeff.!? '
+        "'"
+        r"\u2019\u201d)] | abbreviation",
         "abbreviation ::= ("
         + " | ".join(f'"{word}. "' for word in _ABBREVIATIONS)
         + r') | [A-Za-z] "." [A-Za-z] ". "',

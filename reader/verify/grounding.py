@@ -367,10 +367,12 @@ _NEGATION_FAMILY = {"no": "not", "cannot": "not"}
 
 
 def _negations(tokens: list[str]) -> set[tuple[str, str | None]]:
-    """(negation, stem of the first content word after it) for each negation."""
+    """(negation, stem of the first content word after it) for each negation that
+    does more than bound a number."""
     found = set()
+    bounding = _bounding_negations(tokens)
     for index, token in enumerate(tokens):
-        if token in NEGATIONS:
+        if token in NEGATIONS and index not in bounding:
             negated = next(
                 (stem(t) for t in tokens[index + 1 :] if t not in STOPWORDS and t not in NEGATIONS),
                 None,
@@ -393,12 +395,6 @@ LIGHT_WORDS = frozenset(
         "given",
         "total",
         "overall",
-        "approximately",
-        "roughly",
-        "around",
-        "nearly",
-        "almost",
-        "exactly",
         "specifically",
         "respectively",
         "actually",
@@ -471,7 +467,10 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         if value in source.numbers
         for index in range(first, end)
     }
+    bounding = _bound_positions(claim_tokens)
     for position, token in enumerate(claim_tokens):
+        if position in bounding:
+            continue
         if position in as_one:
             said.append(token)
             beyond_question += not asked.has(token)
@@ -515,6 +514,12 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         problems.append(f"the claim says '{added[0]}' where the quote does not")
     elif quote_negation and not claim_negations:
         problems.append(f"the quote says '{quote_negation}' and the claim drops it")
+    if not missing:
+        misread = _misread_number(claim_tokens, words(quote))
+        if misread:
+            problems.append(misread)
+    if _CUT_OFF.search(claim.strip()):
+        problems.append("the claim stops mid-sentence")
     if not problems and beyond_question == 0:
         problems.append("the claim only restates the question")
     elif not problems and not _states_something(said):
@@ -522,6 +527,134 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
     if problems:
         return Grounding(False, "; ".join(problems), tuple(missing))
     return Grounding(True, "every word of the claim is in the quote")
+
+
+# What a claim or quote says of a number: "more than 24", "within five miles",
+# "approximately 24" and "24" are four statements.
+_BOUNDS = [
+    (re.compile(pattern + r"$"), bound)
+    for pattern, bound in (
+        (r"\b(?:not|never|no) (?:\w+ ){0,3}(?:more than|over|above|beyond|exceed\w*)", "at most"),
+        (r"\b(?:not|never|no) (?:\w+ ){0,3}(?:less than|fewer than|under|below)", "at least"),
+        (r"\b(?:at least|no less than|no fewer than|(?:at )?(?:a )?minimum(?: of)?)", "at least"),
+        (r"\b(?:at most|up to|no more than|(?:at )?(?:a )?maximum(?: of)?|within)", "at most"),
+        (
+            r"\b(?:more than|over|above|beyond|exceed\w*|in excess of|greater than|higher than)",
+            "over",
+        ),
+        (r"\b(?:less than|fewer than|under|below|lower than)", "under"),
+        (r"\b(?:about|approximately|around|roughly|nearly|almost|circa|close to|some)", "about"),
+    )
+]
+# The words before a number that may bound it ("should not send dates more than").
+_BOUND_WINDOW = 7
+# A claim cut at an abbreviation: "... the very first U.", "An HTTP/1.", "... to Mr."
+_CUT_OFF = re.compile(r"(?:(?:^|\s)[A-Z]|/\d+|\b(?:Mr|Mrs|Ms|Dr|St|Prof))\.$")
+
+
+_BOUND_WORDS = frozenset(
+    [
+        "more",
+        "over",
+        "above",
+        "beyond",
+        "exceeds",
+        "exceeded",
+        "exceed",
+        "exceeding",
+        "excess",
+        "greater",
+        "higher",
+        "less",
+        "fewer",
+        "under",
+        "below",
+        "lower",
+        "least",
+        "most",
+        "up",
+        "maximum",
+        "minimum",
+        "within",
+        "about",
+        "approximately",
+        "around",
+        "roughly",
+        "nearly",
+        "almost",
+        "circa",
+        "close",
+    ]
+)
+
+
+def _bound_positions(tokens: list[str]) -> set[int]:
+    """The words that bound a number ("more than", "up to"): the number check reads
+    them, so the word check leaves them to it."""
+    positions: set[int] = set()
+    for index, token in enumerate(tokens):
+        if _number_value(token) is None or _bound_before(tokens, index) is None:
+            continue
+        for before in range(max(0, index - _BOUND_WINDOW), index):
+            if tokens[before] in _BOUND_WORDS:
+                positions.add(before)
+    return positions
+
+
+def _bounding_negations(tokens: list[str]) -> set[int]:
+    """Negations that only bound a number ("not more than 2" is "at most 2")."""
+    positions: set[int] = set()
+    for index, token in enumerate(tokens):
+        if _number_value(token) is None or _bound_before(tokens, index) not in (
+            "at most",
+            "at least",
+        ):
+            continue
+        for before in range(max(0, index - _BOUND_WINDOW), index):
+            if tokens[before] in ("not", "never", "no"):
+                positions.add(before)
+    return positions
+
+
+def _bound_before(tokens: list[str], index: int) -> str | None:
+    """How the words before ``tokens[index]`` bound the number there."""
+    before = " ".join(tokens[max(0, index - _BOUND_WINDOW) : index])
+    return next((bound for pattern, bound in _BOUNDS if pattern.search(before)), None)
+
+
+def _percent_after(tokens: list[str], index: int) -> bool:
+    return index + 1 < len(tokens) and tokens[index + 1] == "percent"
+
+
+def _number_readings(tokens: list[str]) -> dict[str, set[tuple[str | None, bool]]]:
+    """For each number value in ``tokens``: the bounds and units it is said with."""
+    readings: dict[str, set[tuple[str | None, bool]]] = {}
+    spans = [(i, i + 1, v) for i, t in enumerate(tokens) if (v := _number_value(t)) is not None]
+    spans += _number_phrases(tokens)
+    for first, end, value in spans:
+        reading = (_bound_before(tokens, first), _percent_after(tokens, end - 1))
+        readings.setdefault(value, set()).add(reading)
+    return readings
+
+
+def _misread_number(claim_tokens: list[str], quote_tokens: list[str]) -> str | None:
+    """A number the claim and the quote both give, but bounded or counted differently."""
+    said = _number_readings(quote_tokens)
+    for value, readings in _number_readings(claim_tokens).items():
+        if value not in said:
+            continue  # not the quote's at all: reported as a missing number
+        if not readings & said[value]:
+            bound, percent = sorted(readings, key=str)[0]
+            quoted = sorted(said[value], key=str)[0]
+            return (
+                f"the quote says {_reading(value, *quoted)} where the claim says "
+                f"{_reading(value, bound, percent)}"
+            )
+    return None
+
+
+def _reading(value: str, bound: str | None, percent: bool) -> str:
+    return f"'{bound + ' ' if bound else ''}{value}{'%' if percent else ''}'"
 
 
 def _states_something(said: list[str]) -> bool:
@@ -543,8 +676,9 @@ def _negation_in_drawn_clauses(quote: str, claim_tokens: list[str]) -> str | Non
     for clause in _CLAUSE_BREAK.split(normalize_key(quote)):
         tokens = words(clause)
         content = {stem(t) for t in tokens if t not in STOPWORDS and t not in NEGATIONS}
+        bounding = _bounding_negations(tokens)
         for index, token in enumerate(tokens):
-            if token not in NEGATIONS:
+            if token not in NEGATIONS or index in bounding:
                 continue
             negated = next(
                 (stem(t) for t in tokens[index + 1 :] if t not in STOPWORDS and t not in NEGATIONS),

@@ -231,7 +231,7 @@ def test_abbreviations_and_decimals_inside_a_claim_are_read_whole():
         ("It failed three times.", "It failed after 3 attempts."),
         ("Inflation was 12%.", "Inflation reached 12 percent."),
         ("Inflation was 12 per cent.", "Inflation reached 12%."),
-        ("Elizabeth would ask 50,000 pounds.", "Elizabeth would ask above fifty thousand pounds."),
+        ("Elizabeth would ask 50,000 pounds.", "Elizabeth would ask fifty thousand pounds."),
         ("The journey took under 24 hours.", "The journey took under twenty-four hours."),
         ("The firms faced $2,000,000 penalties.", "The firms faced $2 million penalties."),
     ],
@@ -248,3 +248,45 @@ def test_numbers_in_other_words_must_still_be_the_same_number():
         "She would ask 40,000 pounds.", "She would ask fifty thousand pounds."
     ).grounded
     assert not check_grounding("They paid $3 million.", "They paid $2 million.").grounded
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote"),
+    [
+        ("It took approximately 24 hours.", "It took less than twenty-four hours."),
+        ("Pemberley is 5 miles from Lambton.", "Pemberley is within five miles of Lambton."),
+        ("Rates were below 96%.", "Rates were above 96%."),
+        (
+            "Clients may keep more than 2 connections.",
+            "Clients SHOULD NOT keep more than 2 connections.",
+        ),
+        ("Reflex testing was faster by 32%.", "32 studies found reflex testing faster."),
+    ],
+)
+def test_a_number_bounded_or_counted_otherwise_is_another_statement(claim, quote):
+    assert not check_grounding(claim, quote).grounded
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote"),
+    [
+        (
+            "Clients should keep at most 2 connections.",
+            "Clients SHOULD NOT keep more than 2 connections.",
+        ),
+        ("She would ask up to 50,000 pounds.", "She would not ask above fifty thousand pounds."),
+        ("It would cost, at minimum, $250,000.", "It would cost at least $250,000."),
+        ("The dataset has over 500,000 examples.", "The dataset has more than 500,000 examples."),
+        ("Cure rates exceeded 96%.", "Cure rates were above 96%."),
+    ],
+)
+def test_the_same_bound_in_other_words_is_grounded(claim, quote):
+    result = check_grounding(claim, quote)
+    assert result.grounded, result.reason
+
+
+def test_a_claim_cut_off_at_an_abbreviation_stops_mid_sentence():
+    quote = "Charlotte secured her engagement to Mr. Collins in the U.S. within a week."
+    result = check_grounding("Charlotte secured her engagement to Mr.", quote)
+    assert not result.grounded and "mid-sentence" in result.reason
+    assert check_grounding("Charlotte secured her engagement in the U.S.", quote).grounded
