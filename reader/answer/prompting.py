@@ -83,8 +83,7 @@ def build_messages(question: str, passages: Sequence[Passage], mode: str) -> lis
             'each with "source_id" (the label of the passage that answers the question, such '
             'as c1), "quote" (that passage, copied) and "text" (a short sentence that answers '
             'the question using the passage\'s own words); and the key "unsupported": a '
-            "list of anything you state that no passage supports. If no passage answers the "
-            'question, give one claim whose text is "The passages do not answer this question."'
+            "list of anything you state that no passage supports."
         )
     else:
         shape = (
@@ -92,8 +91,7 @@ def build_messages(question: str, passages: Sequence[Passage], mode: str) -> lis
             'sentences), "claims" (a list of objects, each with "text": a sentence of your '
             'answer, "source_id": the label of the passage that supports it, such as c1, and '
             '"quote": the words of that passage that support it, copied exactly) and '
-            '"unsupported" (a list of anything you state that no passage supports). If no '
-            'passage answers the question, say "The passages do not answer this question."'
+            '"unsupported" (a list of anything you state that no passage supports).'
         )
     user = f"Passages:\n{_passage_block(passages)}\n\nQuestion: {question}\n\n{shape}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
