@@ -21,6 +21,7 @@ from dataclasses import replace
 
 from reader.answer.backends import Messages
 from reader.records import Grounding
+from reader.verify.grounding import words
 
 # Below this, a claim the rules pass is not linked in its own words; above
 # RESCUE, a claim the rules refused for a word or two the quote says in other
@@ -62,6 +63,8 @@ class SupportJudge:
         """The rules' verdict on a claim, confirmed or overturned where the judge may."""
         if not rules.grounded and not _paraphrased_words_only(rules):
             return rules  # numbers, negations, the question's words: the rules decide
+        if rules.grounded and is_verbatim(claim, quote):
+            return rules  # the quote's own words, in its order: nothing to judge
         probability = self.probability(question, claim, quote)
         if rules.grounded and probability < CONFIRM:
             return Grounding(
@@ -77,6 +80,16 @@ class SupportJudge:
                 judged=probability,
             )
         return replace(rules, judged=probability)
+
+
+def is_verbatim(claim: str, quote: str) -> bool:
+    """Whether the claim is a run of the quote's own words (case and punctuation aside)."""
+    claim_words, quote_words = words(claim), words(quote)
+    size = len(claim_words)
+    return size >= 3 and any(
+        quote_words[start : start + size] == claim_words
+        for start in range(len(quote_words) - size + 1)
+    )
 
 
 def _paraphrased_words_only(rules: Grounding) -> bool:

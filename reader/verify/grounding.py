@@ -518,6 +518,10 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         misread = _misread_number(claim_tokens, words(quote))
         if misread:
             problems.append(misread)
+    if not problems:
+        qualified = _qualifier_problem(claim_tokens, words(quote))
+        if qualified:
+            problems.append(qualified)
     if _CUT_OFF.search(claim.strip()):
         problems.append("the claim stops mid-sentence")
     if not problems and beyond_question == 0:
@@ -655,6 +659,41 @@ def _misread_number(claim_tokens: list[str], quote_tokens: list[str]) -> str | N
 
 def _reading(value: str, bound: str | None, percent: bool) -> str:
     return f"'{bound + ' ' if bound else ''}{value}{'%' if percent else ''}'"
+
+
+# Words that say how much of a thing, or how often, a statement holds for: "most
+# objects are counted" is not "objects are counted"; "all objects" says more.
+_QUALIFIER_FAMILY = {
+    **dict.fromkeys(
+        ["most", "mostly", "mainly", "largely", "generally", "usually", "typically", "often"],
+        "most",
+    ),
+    **dict.fromkeys(["several", "partly", "sometimes", "occasionally"], "some"),
+    **dict.fromkeys(["few", "rarely", "seldom", "hardly"], "few"),
+}
+_UNIVERSAL_FAMILY = {
+    **dict.fromkeys(["all", "every", "each", "always", "entirely", "completely"], "all"),
+    **dict.fromkeys(["only", "solely", "exclusively"], "only"),
+}
+
+
+def _qualifier_problem(claim_tokens: list[str], quote_tokens: list[str]) -> str | None:
+    """A qualifier of the quote's that the claim drops, or a universal it adds."""
+    claim_stems = {stem(t) for t in claim_tokens if t not in STOPWORDS}
+    claim_families = {_QUALIFIER_FAMILY.get(t) for t in claim_tokens} - {None}
+    for index, token in enumerate(quote_tokens):
+        family = _QUALIFIER_FAMILY.get(token)
+        if family is None or family in claim_families:
+            continue
+        qualified = next((stem(t) for t in quote_tokens[index + 1 :] if t not in STOPWORDS), None)
+        if qualified is not None and qualified in claim_stems:
+            return f"the quote says '{token}' and the claim drops it"
+    quote_universals = {_UNIVERSAL_FAMILY.get(t) for t in quote_tokens} - {None}
+    for token in claim_tokens:
+        family = _UNIVERSAL_FAMILY.get(token)
+        if family is not None and family not in quote_universals:
+            return f"the claim says '{token}' where the quote does not"
+    return None
 
 
 def _states_something(said: list[str]) -> bool:

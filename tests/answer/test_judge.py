@@ -91,3 +91,9 @@ def test_the_judge_is_asked_with_the_question_the_claim_and_the_quote():
     assert messages[0]["role"] == "system"
     user = messages[1]["content"]
     assert "When?" in user and '"It was 1648."' in user and '"Signed in 1648."' in user
+
+
+def test_a_claim_in_the_quotes_own_words_and_order_is_not_judged(treaty):
+    backend = JudgingBackend(verdicts={SIGNED: 0.01})
+    [item] = ask(treaty, backend, SIGNED, SIGNED)
+    assert item.grounded and SIGNED not in backend.judged

@@ -290,3 +290,17 @@ def test_a_claim_cut_off_at_an_abbreviation_stops_mid_sentence():
     result = check_grounding("Charlotte secured her engagement to Mr.", quote)
     assert not result.grounded and "mid-sentence" in result.reason
     assert check_grounding("Charlotte secured her engagement in the U.S.", quote).grounded
+
+
+def test_a_qualifier_the_quote_puts_on_what_the_claim_says_is_kept():
+    quote = "As mentioned above, most MuPDF objects are reference counted."
+    result = check_grounding("MuPDF objects are reference counted.", quote)
+    assert not result.grounded and "'most'" in result.reason
+    assert check_grounding("Most MuPDF objects are reference counted.", quote).grounded
+    assert check_grounding("Usually MuPDF objects are reference counted.", quote).grounded
+
+
+def test_a_universal_the_quote_does_not_say_is_not_grounded():
+    quote = "Most MuPDF objects are reference counted."
+    result = check_grounding("All MuPDF objects are reference counted.", quote)
+    assert not result.grounded and "'all'" in result.reason
