@@ -79,7 +79,7 @@ def test_the_judge_never_overrules_numbers_negations_or_the_question(treaty, cla
 
 
 def test_the_judge_checks_a_re_anchored_claim_too(treaty):
-    claim = "The Treaty of Westphalia was signed in 1648."
+    claim = "Westphalia's treaty was signed in 1648."  # not the sentence's own words
     backend = JudgingBackend(verdicts={claim: CONFIRM - 0.3})
     [item] = ask(treaty, backend, claim, ENDED)
     # The rules would move it to the sentence that says it; the judge refused both.

@@ -297,10 +297,9 @@ def test_a_qualifier_the_quote_puts_on_what_the_claim_says_is_kept():
     result = check_grounding("MuPDF objects are reference counted.", quote)
     assert not result.grounded and "'most'" in result.reason
     assert check_grounding("Most MuPDF objects are reference counted.", quote).grounded
-    assert check_grounding("Usually MuPDF objects are reference counted.", quote).grounded
 
 
 def test_a_universal_the_quote_does_not_say_is_not_grounded():
-    quote = "Most MuPDF objects are reference counted."
+    quote = "MuPDF objects are reference counted."
     result = check_grounding("All MuPDF objects are reference counted.", quote)
     assert not result.grounded and "'all'" in result.reason
