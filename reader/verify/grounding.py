@@ -522,6 +522,10 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         qualified = _qualifier_problem(claim_tokens, words(quote))
         if qualified:
             problems.append(qualified)
+    if not problems:
+        reported = _reported_only(claim_tokens, words(quote))
+        if reported:
+            problems.append(reported)
     if _CUT_OFF.search(claim.strip()):
         problems.append("the claim stops mid-sentence")
     if not problems and beyond_question == 0:
@@ -693,6 +697,70 @@ def _qualifier_problem(claim_tokens: list[str], quote_tokens: list[str]) -> str 
         family = _UNIVERSAL_FAMILY.get(token)
         if family is not None and family not in quote_universals:
             return f"the claim says '{token}' where the quote does not"
+    return None
+
+
+# Verbs that report what someone said or believed: "she believed Lady Catherine to be
+# what he represented" does not say Lady Catherine was.
+_REPORTING = frozenset(
+    [
+        "believed",
+        "believes",
+        "believe",
+        "thought",
+        "thinks",
+        "think",
+        "said",
+        "says",
+        "told",
+        "tells",
+        "informed",
+        "informs",
+        "claimed",
+        "claims",
+        "argued",
+        "argues",
+        "felt",
+        "feels",
+        "hoped",
+        "hopes",
+        "feared",
+        "fears",
+        "supposed",
+        "supposes",
+        "imagined",
+        "imagines",
+        "assured",
+        "promised",
+        "suspected",
+        "suspects",
+        "wondered",
+        "suggested",
+        "suggests",
+        "suggest",
+        "asked",
+        "asks",
+        "replied",
+        "answered",
+        "wrote",
+    ]
+)
+
+
+def _reported_only(claim_tokens: list[str], quote_tokens: list[str]) -> str | None:
+    """A claim that states as fact what the quote only reports someone said or believed:
+    the words the claim draws on come after a reporting verb it does not keep."""
+    if any(token in _REPORTING for token in claim_tokens):
+        return None
+    claim_stems = {stem(t) for t in claim_tokens if t not in STOPWORDS}
+    for index, token in enumerate(quote_tokens):
+        if token not in _REPORTING:
+            continue
+        before = {stem(t) for t in quote_tokens[:index] if t not in STOPWORDS}
+        after = {stem(t) for t in quote_tokens[index + 1 :] if t not in STOPWORDS}
+        drawn = claim_stems & (before | after)
+        if drawn and len(drawn & after) >= 2 and len(drawn & after) > len(drawn & before):
+            return f"the quote says only that it was {token}"
     return None
 
 
