@@ -306,7 +306,7 @@ def test_a_universal_the_quote_does_not_say_is_not_grounded():
 
 
 def test_what_the_quote_only_reports_someone_believed_is_not_stated_as_fact():
-    quote = "From the day's observation, she believed Lady Catherine to be exactly what he said."
-    result = check_grounding("Lady Catherine was exactly what he said.", quote)
+    quote = "From the day's observation, she believed Lady Catherine to be exactly as described."
+    result = check_grounding("Lady Catherine was exactly as described.", quote)
     assert not result.grounded and "believed" in result.reason
-    assert check_grounding("She believed Lady Catherine was exactly what he said.", quote).grounded
+    assert check_grounding("She believed Lady Catherine was exactly as described.", quote).grounded
