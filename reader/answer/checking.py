@@ -117,7 +117,12 @@ class ClaimChecker:
         return replace(checked, grounding=verdict)
 
     def _reanchored(self, failed: CheckedClaim) -> CheckedClaim | None:
-        """The claim linked to the best evidence sentence that supports it, if any."""
+        """The claim linked to the best evidence sentence that supports it, if any.
+
+        The first sentence the rules accept is the candidate; when the judge
+        refuses it, the claim stays where it was (judging every sentence in turn
+        would cost a judgement each and give the judge a dozen chances to err).
+        """
         cited = " ".join(failed.claim.quote.split()).casefold()
         for item in self.evidence:
             sentence = readable(item.text)
@@ -128,9 +133,10 @@ class ClaimChecker:
             moved = self._judged(
                 self.verify(Claim(failed.claim.text, item.chunk.id, sentence), item.chunk)
             )
-            if moved.grounded:
-                verification = replace(
-                    moved.verification, reason=f"{REANCHOR_REASON}; {moved.verification.reason}"
-                )
-                return replace(moved, verification=verification, cited_quote=failed.claim.quote)
+            if not moved.grounded:
+                return None
+            verification = replace(
+                moved.verification, reason=f"{REANCHOR_REASON}; {moved.verification.reason}"
+            )
+            return replace(moved, verification=verification, cited_quote=failed.claim.quote)
         return None

@@ -1,13 +1,13 @@
 """The model's judgement of support, after the rules: it confirms or refuses a link
-the rules allow, rescues a paraphrase of a word or two, and never overrules a number,
-a negation or a claim made of the question's words."""
+the rules allow, and is never asked about a claim they refuse (a number, a negation,
+a claim made of the question's words) or one in the quote's own words."""
 
 from dataclasses import dataclass, field
 
 import pytest
 
 from reader.answer import Answerer, ScriptedBackend
-from reader.answer.judge import CONFIRM, RESCUE, judge_messages
+from reader.answer.judge import CONFIRM, judge_messages
 from tests.answer.conftest import claims_json
 from tests.answer.test_pipeline import QUESTION, alias_of, model_claims
 
@@ -55,12 +55,11 @@ def test_a_link_the_model_confirms_is_kept(treaty):
     assert item.to_json()["support_judged"] == pytest.approx(CONFIRM + 0.2)
 
 
-def test_a_word_the_quote_says_in_other_words_is_rescued_by_the_judge(treaty):
-    claim = "The Treaty of Westphalia was concluded in 1648."  # "concluded" for "signed"
-    backend = JudgingBackend(verdicts={claim: RESCUE + 0.1})
+def test_a_claim_the_rules_refuse_is_never_judged(treaty):
+    claim = "The Treaty of Westphalia was concluded in 1648."  # "concluded": not the quote's
+    backend = JudgingBackend(verdicts={claim: 0.99})
     [item] = ask(treaty, backend, claim, SIGNED)
-    assert item.grounded and "other words" in item.grounding.reason
-    assert item.shown_text == claim
+    assert not item.grounded and claim not in backend.judged
 
 
 @pytest.mark.parametrize(
