@@ -68,8 +68,7 @@ class SupportJudge:
         if probability < CONFIRM:
             return Grounding(
                 False,
-                f"the quote does not state it (the model judged support {probability:.0%} "
-                "likely)",
+                f"the quote does not state it (the model judged support {probability:.0%} likely)",
                 judged=probability,
             )
         return replace(rules, judged=probability)
