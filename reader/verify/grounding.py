@@ -39,237 +39,46 @@ import snowballstemmer
 
 from reader.records import Claim, Grounding, Verification
 from reader.textnorm import normalize_key
+from reader.verify.numbers import (
+    COUNT_NOUNS,
+    NUMBER_WORDS,
+    bound_positions,
+    bounding_negations,
+    misread_number,
+    number_phrases,
+    number_value,
+)
 
 _WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*", re.UNICODE)
-_NUMBER = re.compile(r"^[0-9]+(?:[.,][0-9]+)*$")
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _CLAUSE_BREAK = re.compile(r"[,;:.!?()]|\s(?:but|however|although|though|whereas|while)\s")
 
-NEGATIONS = frozenset(
-    [
-        "not",
-        "no",
-        "never",
-        "none",
-        "nor",
-        "neither",
-        "cannot",
-        "without",
-        "nobody",
-        "nothing",
-        "nowhere",
-    ]
-)
-_NUMBER_WORDS = {
-    word: str(value)
-    for value, word in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
-    )
-}
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
-_TENS.update({"eighty": 80, "ninety": 90})
-_NUMBER_WORDS.update({word: str(value) for word, value in _TENS.items()})
-_NUMBER_WORDS.update({"hundred": "100", "thousand": "1000"})
-# "twenty-four" is folded to one word, as hyphenated words are.
-_NUMBER_WORDS.update(
-    {
-        tens + unit: str(value + int(_NUMBER_WORDS[unit]))
-        for tens, value in _TENS.items()
-        for unit in ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-    }
-)
-
+# fmt: off
+NEGATIONS = frozenset([
+    "not", "no", "never", "none", "nor", "neither", "cannot", "without", "nobody", "nothing",
+    "nowhere",
+])
+# fmt: on
 # Function words: a claim may add or drop these without saying anything new.
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "here",
-        "it",
-        "its",
-        "itself",
-        "they",
-        "them",
-        "their",
-        "theirs",
-        "he",
-        "him",
-        "his",
-        "she",
-        "her",
-        "hers",
-        "we",
-        "us",
-        "our",
-        "ours",
-        "you",
-        "your",
-        "yours",
-        "i",
-        "me",
-        "my",
-        "mine",
-        "one",
-        "ones",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "do",
-        "does",
-        "did",
-        "doing",
-        "done",
-        "has",
-        "have",
-        "had",
-        "having",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "can",
-        "could",
-        "may",
-        "might",
-        "must",
-        "ought",
-        "and",
-        "or",
-        "but",
-        "if",
-        "then",
-        "than",
-        "so",
-        "as",
-        "of",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
-        "to",
-        "into",
-        "onto",
-        "in",
-        "on",
-        "upon",
-        "about",
-        "above",
-        "below",
-        "over",
-        "under",
-        "between",
-        "among",
-        "through",
-        "during",
-        "before",
-        "after",
-        "since",
-        "until",
-        "while",
-        "because",
-        "though",
-        "although",
-        "whether",
-        "also",
-        "too",
-        "very",
-        "just",
-        "only",
-        "even",
-        "both",
-        "each",
-        "either",
-        "every",
-        "all",
-        "any",
-        "some",
-        "such",
-        "same",
-        "other",
-        "another",
-        "more",
-        "most",
-        "less",
-        "least",
-        "much",
-        "many",
-        "few",
-        "several",
-        "own",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "s",
-        "t",
-        "d",
-        "ll",
-        "m",
-        "re",
-        "ve",
-        "etc",
-        "ie",
-        "eg",
-        "according",
-        "said",
-        "says",
-        "say",
-        "states",
-        "stated",
-        "stating",
-        "mentions",
-        "mentioned",
-        "describes",
-        "described",
-        "document",
-        "documents",
-        "passage",
-        "passages",
-        "text",
-        "source",
-        "sources",
-        "quote",
-    ]
-)
+# fmt: off
+STOPWORDS = frozenset([
+    "a", "an", "the", "this", "that", "these", "those", "there", "here", "it", "its", "itself",
+    "they", "them", "their", "theirs", "he", "him", "his", "she", "her", "hers", "we", "us",
+    "our", "ours", "you", "your", "yours", "i", "me", "my", "mine", "one", "ones", "is", "are",
+    "was", "were", "be", "been", "being", "am", "do", "does", "did", "doing", "done", "has",
+    "have", "had", "having", "will", "would", "shall", "should", "can", "could", "may", "might",
+    "must", "ought", "and", "or", "but", "if", "then", "than", "so", "as", "of", "at", "by",
+    "for", "with", "from", "to", "into", "onto", "in", "on", "upon", "about", "above", "below",
+    "over", "under", "between", "among", "through", "during", "before", "after", "since", "until",
+    "while", "because", "though", "although", "whether", "also", "too", "very", "just", "only",
+    "even", "both", "each", "either", "every", "all", "any", "some", "such", "same", "other",
+    "another", "more", "most", "less", "least", "much", "many", "few", "several", "own", "what",
+    "which", "who", "whom", "whose", "when", "where", "why", "how", "s", "t", "d", "ll", "m",
+    "re", "ve", "etc", "ie", "eg", "according", "said", "says", "say", "states", "stated",
+    "stating", "mentions", "mentioned", "describes", "described", "document", "documents",
+    "passage", "passages", "text", "source", "sources", "quote",
+])
+# fmt: on
 
 
 @lru_cache(maxsize=1)
@@ -281,13 +90,6 @@ def _stemmer() -> snowballstemmer.stemmer:
 def stem(word: str) -> str:
     """The Snowball stem of a lower-case word (inflections share a stem)."""
     return str(_stemmer().stemWord(word))
-
-
-def _number_value(token: str) -> str | None:
-    if _NUMBER.match(token):
-        # "1,000" and "1000" are one number; "1.5" keeps its point.
-        return token.replace(",", "")
-    return _NUMBER_WORDS.get(token)
 
 
 def words(text: str) -> list[str]:
@@ -308,41 +110,6 @@ def words(text: str) -> list[str]:
     return [token for token in tokens if token]
 
 
-_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
-
-
-def _number_phrases(tokens: list[str]) -> list[tuple[int, int, str]]:
-    """``(first, end, value)`` of each run of two or more number tokens read as one
-    number: "twenty four" is 24, "fifty thousand" 50000, "2 million" 2000000."""
-    phrases = []
-    index = 0
-    while index < len(tokens):
-        end = index
-        while end < len(tokens) and (
-            _number_value(tokens[end]) is not None or tokens[end] in _MULTIPLIERS
-        ):
-            end += 1
-        if end - index >= 2:
-            total = current = 0.0
-            for token in tokens[index:end]:
-                if token in _MULTIPLIERS and _MULTIPLIERS[token] >= 1000:
-                    total += max(current, 1.0) * _MULTIPLIERS[token]
-                    current = 0.0
-                elif token in _MULTIPLIERS:
-                    current = max(current, 1.0) * _MULTIPLIERS[token]
-                else:
-                    try:
-                        current += float(_number_value(token) or 0)
-                    except ValueError:
-                        break
-            else:
-                value = total + current
-                text = str(int(value)) if value.is_integer() else str(value)
-                phrases.append((index, end, text))
-        index = max(end, index + 1)
-    return phrases
-
-
 @dataclass(frozen=True, slots=True)
 class _Vocabulary:
     """What a piece of text offers to support a claim: words, stems, numbers."""
@@ -354,8 +121,8 @@ class _Vocabulary:
     @classmethod
     def of(cls, text: str) -> _Vocabulary:
         tokens = words(text)
-        numbers = {value for value in map(_number_value, tokens) if value is not None}
-        numbers.update(value for _, _, value in _number_phrases(tokens))
+        numbers = {value for value in map(number_value, tokens) if value is not None}
+        numbers.update(value for _, _, value in number_phrases(tokens))
         return cls(frozenset(tokens), frozenset(stem(t) for t in tokens), frozenset(numbers))
 
     def has(self, token: str) -> bool:
@@ -370,7 +137,7 @@ def _negations(tokens: list[str]) -> set[tuple[str, str | None]]:
     """(negation, stem of the first content word after it) for each negation that
     does more than bound a number."""
     found = set()
-    bounding = _bounding_negations(tokens)
+    bounding = bounding_negations(tokens)
     for index, token in enumerate(tokens):
         if token in NEGATIONS and index not in bounding:
             negated = next(
@@ -383,63 +150,17 @@ def _negations(tokens: list[str]) -> set[tuple[str, str | None]]:
 
 # Words a claim may add that say nothing of their own: "the samples used in the
 # trial" says what "the trial samples" says.
-LIGHT_WORDS = frozenset(
-    [
-        "used",
-        "using",
-        "called",
-        "named",
-        "known",
-        "located",
-        "situated",
-        "given",
-        "total",
-        "overall",
-        "specifically",
-        "respectively",
-        "actually",
-        "really",
-        "indeed",
-        "currently",
-        "originally",
-        "initially",
-        "first",
-        "also",
-        "noted",
-        "reported",
-        "stated",
-        "explained",
-        "indicated",
-        "include",
-        "includes",
-        "included",
-        "including",
-        "consist",
-        "consists",
-        "consisting",
-        "involve",
-        "involves",
-        "involved",
-        "make",
-        "makes",
-        "made",
-        "get",
-        "gets",
-        "got",
-        "take",
-        "takes",
-        "took",
-        "taken",
-        "there",
-        "way",
-        "ways",
-        "thing",
-        "things",
-        "something",
-    ]
-)
-# Nouns that only count what a number says: "three times" is "after 3 attempts".
-_COUNT_NOUNS = frozenset(["times", "time", "attempts", "attempt", "occasions", "tries"])
+# fmt: off
+LIGHT_WORDS = frozenset([
+    "used", "using", "called", "named", "known", "located", "situated", "given", "total",
+    "overall", "specifically", "respectively", "actually", "really", "indeed", "currently",
+    "originally", "initially", "first", "also", "noted", "reported", "stated", "explained",
+    "indicated", "include", "includes", "included", "including", "consist", "consists",
+    "consisting", "involve", "involves", "involved", "make", "makes", "made", "get", "gets",
+    "got", "take", "takes", "took", "taken", "there", "way", "ways", "thing", "things",
+    "something",
+])
+# fmt: on
 
 
 def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
@@ -463,11 +184,11 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
     # Numbers written in several words ("fifty thousand") that the quote says.
     as_one = {
         index
-        for first, end, value in _number_phrases(claim_tokens)
+        for first, end, value in number_phrases(claim_tokens)
         if value in source.numbers
         for index in range(first, end)
     }
-    bounding = _bound_positions(claim_tokens)
+    bounding = bound_positions(claim_tokens)
     for position, token in enumerate(claim_tokens):
         if position in bounding:
             continue
@@ -476,16 +197,16 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
             beyond_question += not asked.has(token)
             after_number = True
             continue
-        value = _number_value(token)
+        value = number_value(token)
         if value is not None:
-            if value not in source.numbers and not (token in _NUMBER_WORDS and source.has(token)):
+            if value not in source.numbers and not (token in NUMBER_WORDS and source.has(token)):
                 kinds.setdefault(token, "number")
             else:
                 said.append(token)
                 beyond_question += value not in asked.numbers
             after_number = True
             continue
-        counted = after_number and token in _COUNT_NOUNS
+        counted = after_number and token in COUNT_NOUNS
         after_number = False
         if token in NEGATIONS or token in STOPWORDS or counted:
             continue
@@ -515,7 +236,7 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
     elif quote_negation and not claim_negations:
         problems.append(f"the quote says '{quote_negation}' and the claim drops it")
     if not missing:
-        misread = _misread_number(claim_tokens, words(quote))
+        misread = misread_number(claim_tokens, words(quote))
         if misread:
             problems.append(misread)
     if not problems:
@@ -537,132 +258,8 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
     return Grounding(True, "every word of the claim is in the quote")
 
 
-# What a claim or quote says of a number: "more than 24", "within five miles",
-# "approximately 24" and "24" are four statements.
-_BOUNDS = [
-    (re.compile(pattern + r"$"), bound)
-    for pattern, bound in (
-        (r"\b(?:not|never|no) (?:\w+ ){0,3}(?:more than|over|above|beyond|exceed\w*)", "at most"),
-        (r"\b(?:not|never|no) (?:\w+ ){0,3}(?:less than|fewer than|under|below)", "at least"),
-        (r"\b(?:at least|no less than|no fewer than|(?:at )?(?:a )?minimum(?: of)?)", "at least"),
-        (r"\b(?:at most|up to|no more than|(?:at )?(?:a )?maximum(?: of)?|within)", "at most"),
-        (
-            r"\b(?:more than|over|above|beyond|exceed\w*|in excess of|greater than|higher than)",
-            "over",
-        ),
-        (r"\b(?:less than|fewer than|under|below|lower than)", "under"),
-        (r"\b(?:about|approximately|around|roughly|nearly|almost|circa|close to|some)", "about"),
-    )
-]
-# The words before a number that may bound it ("should not send dates more than").
-_BOUND_WINDOW = 7
 # A claim cut at an abbreviation: "... the very first U.", "An HTTP/1.", "... to Mr."
 _CUT_OFF = re.compile(r"(?:(?:^|\s)[A-Z]|/\d+|\b(?:Mr|Mrs|Ms|Dr|St|Prof))\.$")
-
-
-_BOUND_WORDS = frozenset(
-    [
-        "more",
-        "over",
-        "above",
-        "beyond",
-        "exceeds",
-        "exceeded",
-        "exceed",
-        "exceeding",
-        "excess",
-        "greater",
-        "higher",
-        "less",
-        "fewer",
-        "under",
-        "below",
-        "lower",
-        "least",
-        "most",
-        "up",
-        "maximum",
-        "minimum",
-        "within",
-        "about",
-        "approximately",
-        "around",
-        "roughly",
-        "nearly",
-        "almost",
-        "circa",
-        "close",
-    ]
-)
-
-
-def _bound_positions(tokens: list[str]) -> set[int]:
-    """The words that bound a number ("more than", "up to"): the number check reads
-    them, so the word check leaves them to it."""
-    positions: set[int] = set()
-    for index, token in enumerate(tokens):
-        if _number_value(token) is None or _bound_before(tokens, index) is None:
-            continue
-        for before in range(max(0, index - _BOUND_WINDOW), index):
-            if tokens[before] in _BOUND_WORDS:
-                positions.add(before)
-    return positions
-
-
-def _bounding_negations(tokens: list[str]) -> set[int]:
-    """Negations that only bound a number ("not more than 2" is "at most 2")."""
-    positions: set[int] = set()
-    for index, token in enumerate(tokens):
-        if _number_value(token) is None or _bound_before(tokens, index) not in (
-            "at most",
-            "at least",
-        ):
-            continue
-        for before in range(max(0, index - _BOUND_WINDOW), index):
-            if tokens[before] in ("not", "never", "no"):
-                positions.add(before)
-    return positions
-
-
-def _bound_before(tokens: list[str], index: int) -> str | None:
-    """How the words before ``tokens[index]`` bound the number there."""
-    before = " ".join(tokens[max(0, index - _BOUND_WINDOW) : index])
-    return next((bound for pattern, bound in _BOUNDS if pattern.search(before)), None)
-
-
-def _percent_after(tokens: list[str], index: int) -> bool:
-    return index + 1 < len(tokens) and tokens[index + 1] == "percent"
-
-
-def _number_readings(tokens: list[str]) -> dict[str, set[tuple[str | None, bool]]]:
-    """For each number value in ``tokens``: the bounds and units it is said with."""
-    readings: dict[str, set[tuple[str | None, bool]]] = {}
-    spans = [(i, i + 1, v) for i, t in enumerate(tokens) if (v := _number_value(t)) is not None]
-    spans += _number_phrases(tokens)
-    for first, end, value in spans:
-        reading = (_bound_before(tokens, first), _percent_after(tokens, end - 1))
-        readings.setdefault(value, set()).add(reading)
-    return readings
-
-
-def _misread_number(claim_tokens: list[str], quote_tokens: list[str]) -> str | None:
-    """A number the claim and the quote both give, but bounded or counted differently."""
-    said = _number_readings(quote_tokens)
-    for value, readings in _number_readings(claim_tokens).items():
-        if value not in said:
-            continue  # not the quote's at all: reported as a missing number
-        if not readings & said[value]:
-            bound, percent = sorted(readings, key=str)[0]
-            quoted = sorted(said[value], key=str)[0]
-            return (
-                f"the quote says {_reading(value, *quoted)} where the claim says "
-                f"{_reading(value, bound, percent)}"
-            )
-    return None
-
-
-def _reading(value: str, bound: str | None, percent: bool) -> str:
-    return f"'{bound + ' ' if bound else ''}{value}{'%' if percent else ''}'"
 
 
 # Words that say how much of a thing, or how often, a statement holds for: "most
@@ -702,49 +299,15 @@ def _qualifier_problem(claim_tokens: list[str], quote_tokens: list[str]) -> str 
 
 # Verbs that report what someone said or believed: "she believed Lady Catherine to be
 # what he represented" does not say Lady Catherine was.
-_REPORTING = frozenset(
-    [
-        "believed",
-        "believes",
-        "believe",
-        "thought",
-        "thinks",
-        "think",
-        "said",
-        "says",
-        "told",
-        "tells",
-        "informed",
-        "informs",
-        "claimed",
-        "claims",
-        "argued",
-        "argues",
-        "felt",
-        "feels",
-        "hoped",
-        "hopes",
-        "feared",
-        "fears",
-        "supposed",
-        "supposes",
-        "imagined",
-        "imagines",
-        "assured",
-        "promised",
-        "suspected",
-        "suspects",
-        "wondered",
-        "suggested",
-        "suggests",
-        "suggest",
-        "asked",
-        "asks",
-        "replied",
-        "answered",
-        "wrote",
-    ]
-)
+# fmt: off
+_REPORTING = frozenset([
+    "believed", "believes", "believe", "thought", "thinks", "think", "said", "says", "told",
+    "tells", "informed", "informs", "claimed", "claims", "argued", "argues", "felt", "feels",
+    "hoped", "hopes", "feared", "fears", "supposed", "supposes", "imagined", "imagines",
+    "assured", "promised", "suspected", "suspects", "wondered", "suggested", "suggests",
+    "suggest", "asked", "asks", "replied", "answered", "wrote",
+])
+# fmt: on
 
 
 def _reported_only(claim_tokens: list[str], quote_tokens: list[str]) -> str | None:
@@ -767,7 +330,7 @@ def _reported_only(claim_tokens: list[str], quote_tokens: list[str]) -> str | No
 def _states_something(said: list[str]) -> bool:
     """A number, or two words of substance: "Mr." and "The very first U." state nothing."""
     substantial = [t for t in said if t not in LIGHT_WORDS and (len(t) > 1 or _CJK_RUN.match(t))]
-    return len(substantial) >= 2 or any(_number_value(t) is not None for t in said)
+    return len(substantial) >= 2 or any(number_value(t) is not None for t in said)
 
 
 def _negation_in_drawn_clauses(quote: str, claim_tokens: list[str]) -> str | None:
@@ -783,7 +346,7 @@ def _negation_in_drawn_clauses(quote: str, claim_tokens: list[str]) -> str | Non
     for clause in _CLAUSE_BREAK.split(normalize_key(quote)):
         tokens = words(clause)
         content = {stem(t) for t in tokens if t not in STOPWORDS and t not in NEGATIONS}
-        bounding = _bounding_negations(tokens)
+        bounding = bounding_negations(tokens)
         for index, token in enumerate(tokens):
             if token not in NEGATIONS or index in bounding:
                 continue

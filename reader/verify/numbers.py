@@ -1,0 +1,228 @@
+"""Numbers in claims and quotes: values, and what is said of them.
+
+"1,000", "1000" and "a thousand" are one number; "twenty-four" is 24, "fifty
+thousand" 50000, "2 million" 2000000. And a number is said with a bound or a
+unit that is part of the statement: "less than 24 hours", "within five
+miles", "approximately 24" and "24" are four statements, "32%" and "32
+studies" two. The support check (``reader.verify.grounding``) asks both.
+"""
+
+from __future__ import annotations
+
+import re
+
+_NUMBER = re.compile(r"^[0-9]+(?:[.,][0-9]+)*$")
+
+
+NUMBER_WORDS = {
+    word: str(value)
+    for value, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
+_TENS.update({"eighty": 80, "ninety": 90})
+NUMBER_WORDS.update({word: str(value) for word, value in _TENS.items()})
+NUMBER_WORDS.update({"hundred": "100", "thousand": "1000"})
+# "twenty-four" is folded to one word, as hyphenated words are.
+NUMBER_WORDS.update(
+    {
+        tens + unit: str(value + int(NUMBER_WORDS[unit]))
+        for tens, value in _TENS.items()
+        for unit in ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+    }
+)
+
+
+def number_value(token: str) -> str | None:
+    if _NUMBER.match(token):
+        # "1,000" and "1000" are one number; "1.5" keeps its point.
+        return token.replace(",", "")
+    return NUMBER_WORDS.get(token)
+
+
+_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+
+
+def number_phrases(tokens: list[str]) -> list[tuple[int, int, str]]:
+    """``(first, end, value)`` of each run of two or more number tokens read as one
+    number: "twenty four" is 24, "fifty thousand" 50000, "2 million" 2000000."""
+    phrases = []
+    index = 0
+    while index < len(tokens):
+        end = index
+        while end < len(tokens) and (
+            number_value(tokens[end]) is not None or tokens[end] in _MULTIPLIERS
+        ):
+            end += 1
+        if end - index >= 2:
+            total = current = 0.0
+            for token in tokens[index:end]:
+                if token in _MULTIPLIERS and _MULTIPLIERS[token] >= 1000:
+                    total += max(current, 1.0) * _MULTIPLIERS[token]
+                    current = 0.0
+                elif token in _MULTIPLIERS:
+                    current = max(current, 1.0) * _MULTIPLIERS[token]
+                else:
+                    try:
+                        current += float(number_value(token) or 0)
+                    except ValueError:
+                        break
+            else:
+                value = total + current
+                text = str(int(value)) if value.is_integer() else str(value)
+                phrases.append((index, end, text))
+        index = max(end, index + 1)
+    return phrases
+
+
+# Nouns that only count what a number says: "three times" is "after 3 attempts".
+COUNT_NOUNS = frozenset(["times", "time", "attempts", "attempt", "occasions", "tries"])
+
+
+# What a claim or quote says of a number: "more than 24", "within five miles",
+# "approximately 24" and "24" are four statements.
+_BOUNDS = [
+    (re.compile(pattern + r"$"), bound)
+    for pattern, bound in (
+        (r"\b(?:not|never|no) (?:\w+ ){0,3}(?:more than|over|above|beyond|exceed\w*)", "at most"),
+        (r"\b(?:not|never|no) (?:\w+ ){0,3}(?:less than|fewer than|under|below)", "at least"),
+        (r"\b(?:at least|no less than|no fewer than|(?:at )?(?:a )?minimum(?: of)?)", "at least"),
+        (r"\b(?:at most|up to|no more than|(?:at )?(?:a )?maximum(?: of)?|within)", "at most"),
+        (
+            r"\b(?:more than|over|above|beyond|exceed\w*|in excess of|greater than|higher than)",
+            "over",
+        ),
+        (r"\b(?:less than|fewer than|under|below|lower than)", "under"),
+        (r"\b(?:about|approximately|around|roughly|nearly|almost|circa|close to|some)", "about"),
+    )
+]
+# The words before a number that may bound it ("should not send dates more than").
+_BOUND_WINDOW = 7
+
+
+_BOUND_WORDS = frozenset(
+    [
+        "more",
+        "over",
+        "above",
+        "beyond",
+        "exceeds",
+        "exceeded",
+        "exceed",
+        "exceeding",
+        "excess",
+        "greater",
+        "higher",
+        "less",
+        "fewer",
+        "under",
+        "below",
+        "lower",
+        "least",
+        "most",
+        "up",
+        "maximum",
+        "minimum",
+        "within",
+        "about",
+        "approximately",
+        "around",
+        "roughly",
+        "nearly",
+        "almost",
+        "circa",
+        "close",
+    ]
+)
+
+
+def bound_positions(tokens: list[str]) -> set[int]:
+    """The words that bound a number ("more than", "up to"): the number check reads
+    them, so the word check leaves them to it."""
+    positions: set[int] = set()
+    for index, token in enumerate(tokens):
+        if number_value(token) is None or _bound_before(tokens, index) is None:
+            continue
+        for before in range(max(0, index - _BOUND_WINDOW), index):
+            if tokens[before] in _BOUND_WORDS:
+                positions.add(before)
+    return positions
+
+
+def bounding_negations(tokens: list[str]) -> set[int]:
+    """Negations that only bound a number ("not more than 2" is "at most 2")."""
+    positions: set[int] = set()
+    for index, token in enumerate(tokens):
+        if number_value(token) is None or _bound_before(tokens, index) not in (
+            "at most",
+            "at least",
+        ):
+            continue
+        for before in range(max(0, index - _BOUND_WINDOW), index):
+            if tokens[before] in ("not", "never", "no"):
+                positions.add(before)
+    return positions
+
+
+def _bound_before(tokens: list[str], index: int) -> str | None:
+    """How the words before ``tokens[index]`` bound the number there."""
+    before = " ".join(tokens[max(0, index - _BOUND_WINDOW) : index])
+    return next((bound for pattern, bound in _BOUNDS if pattern.search(before)), None)
+
+
+def _percent_after(tokens: list[str], index: int) -> bool:
+    return index + 1 < len(tokens) and tokens[index + 1] == "percent"
+
+
+def _number_readings(tokens: list[str]) -> dict[str, set[tuple[str | None, bool]]]:
+    """For each number value in ``tokens``: the bounds and units it is said with."""
+    readings: dict[str, set[tuple[str | None, bool]]] = {}
+    spans = [(i, i + 1, v) for i, t in enumerate(tokens) if (v := number_value(t)) is not None]
+    spans += number_phrases(tokens)
+    for first, end, value in spans:
+        reading = (_bound_before(tokens, first), _percent_after(tokens, end - 1))
+        readings.setdefault(value, set()).add(reading)
+    return readings
+
+
+def misread_number(claim_tokens: list[str], quote_tokens: list[str]) -> str | None:
+    """A number the claim and the quote both give, but bounded or counted differently."""
+    said = _number_readings(quote_tokens)
+    for value, readings in _number_readings(claim_tokens).items():
+        if value not in said:
+            continue  # not the quote's at all: reported as a missing number
+        if not readings & said[value]:
+            bound, percent = sorted(readings, key=str)[0]
+            quoted = sorted(said[value], key=str)[0]
+            return (
+                f"the quote says {_reading(value, *quoted)} where the claim says "
+                f"{_reading(value, bound, percent)}"
+            )
+    return None
+
+
+def _reading(value: str, bound: str | None, percent: bool) -> str:
+    return f"'{bound + ' ' if bound else ''}{value}{'%' if percent else ''}'"
