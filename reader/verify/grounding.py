@@ -258,8 +258,9 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
     return Grounding(True, "every word of the claim is in the quote")
 
 
-# A claim cut at an abbreviation: "... the very first U.", "An HTTP/1.", "... to Mr."
-_CUT_OFF = re.compile(r"(?:(?:^|\s)[A-Z]|/\d+|\b(?:Mr|Mrs|Ms|Dr|St|Prof))\.$")
+# A claim cut at an abbreviation: "An HTTP/1.", "... to Mr." (a lone capital is not
+# enough to tell: "the very first U." against "chronic hepatitis C.").
+_CUT_OFF = re.compile(r"(?:/\d+|\b(?:Mr|Mrs|Ms|Dr|St|Prof))\.$")
 
 
 # Words that say how much of a thing, or how often, a statement holds for: "most

@@ -290,6 +290,8 @@ def test_a_claim_cut_off_at_an_abbreviation_stops_mid_sentence():
     result = check_grounding("Charlotte secured her engagement to Mr.", quote)
     assert not result.grounded and "mid-sentence" in result.reason
     assert check_grounding("Charlotte secured her engagement in the U.S.", quote).grounded
+    hepatitis = "Ribavirin treats children with chronic hepatitis C."
+    assert check_grounding(hepatitis, hepatitis).grounded
 
 
 def test_a_qualifier_the_quote_puts_on_what_the_claim_says_is_kept():
