@@ -273,6 +273,9 @@ _QUALIFIER_FAMILY = {
     **dict.fromkeys(["several", "partly", "sometimes", "occasionally"], "some"),
     **dict.fromkeys(["few", "rarely", "seldom", "hardly"], "few"),
 }
+# A condition: "when this code is returned, the response should..." is not "this
+# code is returned". Read only where the claim begins with what the condition says.
+_CONDITIONS = frozenset(["if", "when", "whenever", "unless", "provided"])
 _UNIVERSAL_FAMILY = {
     **dict.fromkeys(["all", "every", "each", "always", "entirely", "completely"], "all"),
     **dict.fromkeys(["only", "solely", "exclusively"], "only"),
@@ -290,6 +293,14 @@ def _qualifier_problem(claim_tokens: list[str], quote_tokens: list[str]) -> str 
         qualified = next((stem(t) for t in quote_tokens[index + 1 :] if t not in STOPWORDS), None)
         if qualified is not None and qualified in claim_stems:
             return f"the quote says '{token}' and the claim drops it"
+    claim_content = [t for t in claim_tokens if t not in STOPWORDS and t not in NEGATIONS]
+    if claim_content and not _CONDITIONS & set(claim_tokens):
+        for index, token in enumerate(quote_tokens):
+            if token not in _CONDITIONS:
+                continue
+            conditioned = next((t for t in quote_tokens[index + 1 :] if t not in STOPWORDS), None)
+            if conditioned is not None and stem(conditioned) == stem(claim_content[0]):
+                return f"the quote says it only '{token}' something else holds"
     quote_universals = {_UNIVERSAL_FAMILY.get(t) for t in quote_tokens} - {None}
     for token in claim_tokens:
         family = _UNIVERSAL_FAMILY.get(token)

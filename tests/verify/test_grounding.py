@@ -312,3 +312,14 @@ def test_what_the_quote_only_reports_someone_believed_is_not_stated_as_fact():
     result = check_grounding("Lady Catherine was exactly as described.", quote)
     assert not result.grounded and "believed" in result.reason
     assert check_grounding("She believed Lady Catherine was exactly as described.", quote).grounded
+
+
+def test_a_condition_the_claim_drops_is_not_grounded():
+    quote = (
+        "When this status code is returned for a byte-range request, the response SHOULD "
+        "include a Content-Range field."
+    )
+    result = check_grounding("This status code is returned for a byte-range request.", quote)
+    assert not result.grounded and "'when'" in result.reason
+    claim = "When this status code is returned, the response should include a Content-Range field."
+    assert check_grounding(claim, quote).grounded
