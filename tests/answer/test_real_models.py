@@ -86,8 +86,8 @@ def test_an_age_the_book_does_not_give_is_never_linked(qwen_1_5b, kids_book):
 
 # Measured on the whole labelled set (bench/support/README.md), less a margin: the
 # sample below is every fourth claim the 1.5B model wrote.
-JUDGED_PRECISION_FLOOR = 0.0
-JUDGED_RECALL_FLOOR = 0.0
+JUDGED_PRECISION_FLOOR = 0.75  # 0.83 measured on this sample
+JUDGED_RECALL_FLOOR = 0.55  # 0.63 measured
 
 
 def test_the_model_judges_claims_it_wrote_as_they_were_labelled_by_hand(qwen_1_5b, tmp_path):
