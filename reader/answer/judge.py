@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from reader.answer.backends import Messages
+from reader.answer.models import judges_support
 from reader.records import Grounding
 from reader.verify.grounding import words
 
@@ -85,6 +86,9 @@ def is_verbatim(claim: str, quote: str) -> bool:
 
 
 def judge_for(backend: object) -> SupportJudge | None:
-    """The backend's judge, if it can give a probability (a model run in-process)."""
+    """The backend's judge, if it can give a probability (a model run in-process) and
+    its judgement was not measured to make the check worse (``WEAK_JUDGES``)."""
     method = getattr(backend, "yes_probability", None)
-    return SupportJudge(method) if callable(method) else None
+    if not callable(method) or not judges_support(str(getattr(backend, "name", ""))):
+        return None
+    return SupportJudge(method)

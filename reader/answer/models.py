@@ -84,3 +84,16 @@ EVIDENCE_ONLY_MODELS = ("SmolLM2-135M",)
 def writes_grounded_claims(model_name: str) -> bool:
     """Whether a model is asked to write claims in the "auto" answer mode."""
     return not any(model_name.startswith(prefix) for prefix in EVIDENCE_ONLY_MODELS)
+
+
+# Models whose judgement of support (``reader.answer.judge``) made the check worse
+# on the labelled claims (bench/support): judging its own claims, Qwen2.5-Coder-0.5B
+# took the 0.5B's recall from 0.98 to 0.83 for no precision, and SmolLM2-135M its
+# from 1.00 to 0.94. With these the rules decide alone.
+WEAK_JUDGES = ("SmolLM2-135M", "qwen2.5-coder-0.5b")
+
+
+def judges_support(model_name: str) -> bool:
+    """Whether a model's own judgement is asked after the support check's rules."""
+    name = model_name.casefold()
+    return not any(name.startswith(prefix.casefold()) for prefix in WEAK_JUDGES)

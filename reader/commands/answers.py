@@ -215,7 +215,10 @@ def evaluate_command(
         if model or url:
             judge = judge_for(make_backend(model=model, url=url, model_name=model_name))
             if judge is None:
-                raise ReaderError("That model cannot judge claims: give a GGUF file (--model).")
+                raise ReaderError(
+                    "That model does not judge claims (a server cannot, and the models in "
+                    "WEAK_JUDGES judge worse than the rules alone): give another GGUF file."
+                )
 
         def judged(done: int, total: int) -> None:
             if not as_json:

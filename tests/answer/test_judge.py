@@ -96,3 +96,12 @@ def test_a_claim_in_the_quotes_own_words_and_order_is_not_judged(treaty):
     backend = JudgingBackend(verdicts={SIGNED: 0.01})
     [item] = ask(treaty, backend, SIGNED, SIGNED)
     assert item.grounded and SIGNED not in backend.judged
+
+
+def test_models_measured_to_judge_badly_are_not_asked():
+    from reader.answer.judge import judge_for
+
+    for name in ("SmolLM2-135M-Instruct.Q4_1", "qwen2.5-coder-0.5b-instruct-q4"):
+        assert judge_for(JudgingBackend(name=name)) is None
+    assert judge_for(JudgingBackend(name="qwen2.5-coder-1.5b-instruct-q4_k_m")) is not None
+    assert judge_for(ScriptedBackend()) is None  # no probability to give
