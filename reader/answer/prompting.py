@@ -181,10 +181,11 @@ _ABBREVIATIONS = (
     "p.m",
 )
 # Invisible characters are never text: a model held to the rule used them to run
-# past a full stop ("U.\u200dS.\u200d operators").
-_TEXT_CHAR = r'[^"\\\x00-\x1f\u200b-\u200f\u2060\ufeff.!? ]'
+# past a full stop ("U.\u200dS.\u200d operators"). Nor are JSON's brackets: the
+# small model wrote "c1']}]} } } } ..." inside a sentence until the token cap.
+_TEXT_CHAR = r'[^"\\\x00-\x1f\u200b-\u200f\u2060\ufeff.!? {}\[\]]'
 # After a dot inside a sentence: not a space, and not a closing quotation mark.
-_AFTER_DOT = r'[^"\\\x00-\x1f\u200b-\u200f\u2060\ufeff.!? ' + "'" + r"\u2019\u201d)]"
+_AFTER_DOT = r'[^"\\\x00-\x1f\u200b-\u200f\u2060\ufeff.!? {}\[\]' + "'" + r"\u2019\u201d)]"
 _SENTENCE_RULE = "\n".join(
     [
         # A closing quotation mark may follow the full stop; nothing else may.
