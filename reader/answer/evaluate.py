@@ -165,7 +165,7 @@ def evaluate(
             made += answer.metrics.model_claims
             made_supported += answer.metrics.model_supported
             reanchored += answer.metrics.reanchored
-            declined += bool(answer.not_found and "the model found no answer" in answer.not_found)
+            declined += answer.declined_by_model
             verified += len(linked)
             grounded += sum(c.grounded for c in linked)
             row: dict[str, Any] = {

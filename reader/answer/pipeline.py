@@ -396,6 +396,7 @@ class Answerer:
         answer = self._not_answered(asking, scope, reason, extractive)
         answer.unsupported = list(made.unsupported)
         answer.problem = made.problem
+        answer.declined_by_model = True
         return answer
 
     def _not_found(self, asking: _Asking, scope: list[str]) -> Answer:

@@ -122,6 +122,7 @@ def test_the_models_not_answered_is_an_answer_that_says_so(treaty, backend):
     assert answer.closest and all(c.verified and c.from_evidence for c in answer.closest)
     data = answer.to_json()
     assert data["answered"] is False and "no answer" in data["not_found_reason"]
+    assert data["declined_by_model"] is True and answer.declined_by_model
     assert data["closest"] and data["claims"] == []
     shown = render_text(answer)
     assert "Closest passages (they do not answer it):" in shown
