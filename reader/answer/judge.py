@@ -2,8 +2,9 @@
 
 The support check's rules (``reader.verify.grounding``) read words; they cannot
 read relations ("the agency fined the firm" against "firms were threatened
-with fines"), modality ("we could choose to stop" against "it stops") or whose
-belief a sentence reports. The model that wrote the claim can, a little: asked
+with fines"), modality ("we could choose to stop" against "it stops") or a
+subject swapped for another the quote names. The model that wrote the claim
+can, a little: asked
 whether the quote states the claim, the probability it gives "yes" over "no"
 separates supported claims from unsupported ones far better than chance
 (measured on the labelled set in ``bench/support``). It is one forward pass of
