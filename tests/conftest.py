@@ -9,11 +9,18 @@ from pathlib import Path
 
 import pymupdf
 import pytest
+from hypothesis import settings
 
 from reader.library import Library
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 CORPUS = PROJECT_ROOT.parent / "shared" / "corpus"
+
+# The suite runs the same generated examples every time, so a red run is the change's
+# doing and can be repeated; HYPOTHESIS_PROFILE=explore searches far wider and at random.
+settings.register_profile("suite", derandomize=True, deadline=None)
+settings.register_profile("explore", max_examples=5000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
 @pytest.fixture(autouse=True)

@@ -312,7 +312,7 @@ def _qualifier_problem(claim_tokens: list[str], quote_tokens: list[str]) -> str 
 # Verbs that report what someone said or believed: "she believed Lady Catherine to be
 # what he represented" does not say Lady Catherine was.
 # fmt: off
-_REPORTING = frozenset([
+REPORTING_VERBS = frozenset([
     "believed", "believes", "believe", "thought", "thinks", "think", "said", "says", "told",
     "tells", "informed", "informs", "claimed", "claims", "argued", "argues", "felt", "feels",
     "hoped", "hopes", "feared", "fears", "supposed", "supposes", "imagined", "imagines",
@@ -321,21 +321,26 @@ _REPORTING = frozenset([
 ])
 # fmt: on
 
+# Every word a rule above reads for its meaning, not only for being in the quote.
+WORDS_WITH_RULES = frozenset(
+    [*_QUALIFIER_FAMILY, *_CONDITIONS, *_UNIVERSAL_FAMILY, *REPORTING_VERBS]
+)
+
 
 def _reported_only(claim_tokens: list[str], quote_tokens: list[str]) -> str | None:
     """A claim that states as fact what the quote only reports someone said or believed:
     the words the claim draws on come after a reporting verb it does not keep."""
-    if any(token in _REPORTING for token in claim_tokens):
+    if any(token in REPORTING_VERBS for token in claim_tokens):
         return None
     claim_stems = {stem(t) for t in claim_tokens if t not in STOPWORDS}
     for index, token in enumerate(quote_tokens):
-        if token not in _REPORTING:
+        if token not in REPORTING_VERBS:
             continue
         before = {stem(t) for t in quote_tokens[:index] if t not in STOPWORDS}
         after = {stem(t) for t in quote_tokens[index + 1 :] if t not in STOPWORDS}
         drawn = claim_stems & (before | after)
         if drawn and len(drawn & after) >= 2 and len(drawn & after) > len(drawn & before):
-            return f"the quote says only that it was {token}"
+            return f"the quote only reports this ('{token}'); the claim states it as fact"
     return None
 
 
