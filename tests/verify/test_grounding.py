@@ -133,8 +133,9 @@ def test_words_and_stems():
 
 
 _word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=4, max_size=9).filter(
-    lambda w: w not in STOPWORDS | NEGATIONS | LIGHT_WORDS | WORDS_WITH_RULES
-    and number_value(w) is None
+    lambda w: (
+        w not in STOPWORDS | NEGATIONS | LIGHT_WORDS | WORDS_WITH_RULES and number_value(w) is None
+    )
 )
 
 
