@@ -13,7 +13,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -43,6 +43,15 @@ class CancelSignal(Protocol):
     with ``is_set`` (the pipeline combines the user's cancel with its own stop)."""
 
     def is_set(self) -> bool: ...
+
+
+class KnownText(Protocol):
+    """Text the output is certain to continue with at some points (a quote, once its
+    passage is named): ``after(output so far)`` gives it and the grammar for what
+    follows it, or None. A backend that can read text in does so instead of
+    sampling it; the others sample it under the grammar as usual."""
+
+    def after(self, text: str) -> tuple[str, str] | None: ...
 
 
 class Backend(Protocol):
@@ -135,6 +144,7 @@ class EmbeddedBackend:
     """
 
     supports_grammar = True
+    reads_known_text = True  # see ``KnownText``
 
     def __init__(
         self, model_path: str | Path, n_ctx: int = 4096, n_threads: int | None = None
@@ -194,38 +204,97 @@ class EmbeddedBackend:
         max_tokens: int = 512,
         on_token: TokenCallback | None = None,
         cancel: CancelSignal | None = None,
+        known: KnownText | None = None,
     ) -> Generation:
-        import llama_cpp
-
         with self._lock:  # one generation at a time per loaded model
             self.load()
             started = time.perf_counter()
             if self.fixed_threads is None:
                 self.last_threads = free_cores(self.n_threads)
                 self._llm._ctx.set_n_threads(self.last_threads, self.last_threads)
-            compiled = (
-                llama_cpp.LlamaGrammar.from_string(grammar, verbose=False) if grammar else None
-            )
+            read_in = [0]
             try:
-                stream = self._llm.create_chat_completion(
-                    messages=messages,
-                    grammar=compiled,
-                    max_tokens=max_tokens,
-                    temperature=0.0,
-                    repeat_penalty=REPEAT_PENALTY,
-                    stream=True,
-                )
+                if known is not None and grammar and _chat_template(self._llm):
+                    pieces = self._reading_known(messages, grammar, max_tokens, known, read_in)
+                else:
+                    pieces = self._chat_pieces(messages, grammar, max_tokens)
+                generation = _collect(pieces, on_token, cancel, started)
             except ValueError as error:  # e.g. the prompt exceeds the context
                 raise ModelError(f"The model could not take this prompt ({error}).") from None
-            pieces = (chunk["choices"][0].get("delta", {}).get("content") or "" for chunk in stream)
-            try:
-                generation = _collect(pieces, on_token, cancel, started)
-            finally:
-                close = getattr(stream, "close", None)
-                if close is not None:
-                    close()
+            generation.completion_tokens -= read_in[0]
             generation.prompt_tokens = max(0, self._llm.n_tokens - generation.completion_tokens)
             return generation
+
+    def _chat_pieces(
+        self, messages: Messages, grammar: str | None, max_tokens: int
+    ) -> Iterator[str]:
+        import llama_cpp
+
+        compiled = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False) if grammar else None
+        stream = self._llm.create_chat_completion(
+            messages=messages,
+            grammar=compiled,
+            max_tokens=max_tokens,
+            temperature=0.0,
+            repeat_penalty=REPEAT_PENALTY,
+            stream=True,
+        )
+        try:
+            for chunk in stream:
+                yield chunk["choices"][0].get("delta", {}).get("content") or ""
+        finally:
+            stream.close()
+
+    def _reading_known(
+        self,
+        messages: Messages,
+        grammar: str,
+        max_tokens: int,
+        known: KnownText,
+        read_in: list[int],
+    ) -> Iterator[str]:
+        """Sample until the output reaches text ``known`` can tell, read that text in
+        as one batch, and sample on under the grammar of what follows it."""
+        import llama_cpp
+
+        llm = self._llm
+        formatted = _chat_formatter(llm)(messages=messages)
+        prompt = llm.tokenize(
+            formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special, special=True
+        )
+        written = ""
+        budget = max_tokens
+        while budget > 0:
+            tokens = prompt + llm.tokenize(written.encode("utf-8"), add_bos=False, special=False)
+            stream = llm.create_completion(
+                tokens,
+                grammar=llama_cpp.LlamaGrammar.from_string(grammar, verbose=False),
+                max_tokens=budget,
+                temperature=0.0,
+                repeat_penalty=REPEAT_PENALTY,
+                stop=formatted.stop,
+                stream=True,
+            )
+            filled = None
+            try:
+                for chunk in stream:
+                    piece = chunk["choices"][0]["text"]
+                    if not piece:
+                        continue
+                    budget -= 1
+                    written += piece
+                    yield piece
+                    filled = known.after(written)
+                    if filled is not None:
+                        break
+            finally:
+                stream.close()
+            if filled is None:
+                return
+            text, grammar = filled
+            written += text
+            read_in[0] += 1
+            yield text
 
     def yes_probability(self, messages: Messages) -> float:
         """P("yes") / (P("yes") + P("no")) for the model's first word of a reply.
@@ -267,22 +336,30 @@ def _answer_tokens(llm: Any) -> tuple[set[int], set[int]]:
     return first_tokens("yes", "Yes", " yes", " Yes"), first_tokens("no", "No", " no", " No")
 
 
-def _chat_prompt(llm: Any, messages: Messages) -> str:
-    """The messages as the model's own chat template lays them out, ready for its reply."""
+def _chat_template(llm: Any) -> str | None:
+    return llm.metadata.get("tokenizer.chat_template") or None
+
+
+def _chat_formatter(llm: Any) -> Any:
+    """The model's own chat template, as llama-cpp-python's chat completion uses it."""
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-    template = llm.metadata.get("tokenizer.chat_template")
+    template = _chat_template(llm)
     if not template:
         raise ModelError("The model has no chat template, so it cannot judge claims.")
 
     def text_of(token: int) -> str:
         return str(llm._model.token_get_text(token)) if token >= 0 else ""
 
-    formatter = Jinja2ChatFormatter(
+    return Jinja2ChatFormatter(
         template=template, eos_token=text_of(llm.token_eos()), bos_token=text_of(llm.token_bos())
     )
+
+
+def _chat_prompt(llm: Any, messages: Messages) -> str:
+    """The messages as the model's own chat template lays them out, ready for its reply."""
     chat: Any = messages
-    return str(formatter(messages=chat).prompt)
+    return str(_chat_formatter(llm)(messages=chat).prompt)
 
 
 @dataclass

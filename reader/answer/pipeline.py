@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from reader.answer.backends import Backend, Generation
 from reader.answer.checking import ClaimChecker
@@ -41,6 +42,7 @@ from reader.answer.prompting import (
     MAX_CLAIMS,
     MODES,
     PASSAGES,
+    KnownQuotes,
     Passage,
     build_messages,
     constrained_grammar,
@@ -261,6 +263,7 @@ class Answerer:
             on_token=on_token,
             # The user's cancel reaches the backend even while no token arrives.
             cancel=_AnySet(halt, asking.cancel),
+            **self._known(passages, claims_only=False),
         )
         self._count(asking.metrics, generation)
         if asking.cancelled:
@@ -294,6 +297,7 @@ class Answerer:
             grammar=self._grammar(passages, claims_only=True),
             max_tokens=MAX_TOKENS[self.mode],
             cancel=asking.cancel,
+            **self._known(passages, claims_only=True),
         )
         self._count(asking.metrics, second)
         if second.cancelled:
@@ -320,6 +324,12 @@ class Answerer:
                 raise AnswerCancelled("The question was cancelled.")
             settled.append(asking.checker.settle(claim, by_alias))
         return settled
+
+    def _known(self, passages: list[Passage], claims_only: bool) -> dict[str, Any]:
+        """The quotes constrained quoting makes certain, for a backend that reads them in."""
+        if self.mode != CONSTRAINED or not getattr(self.backend, "reads_known_text", False):
+            return {}
+        return {"known": KnownQuotes(passages, claims_only)}
 
     def _grammar(self, passages: list[Passage], claims_only: bool) -> str | None:
         assert self.backend is not None

@@ -71,6 +71,33 @@ def test_embedded_model_answers_with_verified_claims(treaty, mode):
         assert answer.claims and all(c.verified for c in answer.claims)
 
 
+def test_known_quotes_are_read_in_not_sampled_and_the_answer_still_verifies(treaty):
+    """Constrained quoting's quotes are read in as one batch: fewer tokens are
+    sampled, the streamed text is the whole output, and the quotes verify."""
+    from reader.answer.events import Token
+
+    library, doc_id = treaty
+    backend = make_backend()
+    question = "When was the Treaty of Westphalia signed?"
+    answers, streamed = {}, []
+    for reads in (False, True):
+        backend.reads_known_text = reads
+        backend.forget_prompt_cache()
+        events: list[object] = []
+        answers[reads] = Answerer(library, backend, mode="constrained", record=False).ask(
+            question, [doc_id], on_event=events.append
+        )
+        streamed.append("".join(e.text for e in events if isinstance(e, Token)))
+    sampled, read_in = answers[False], answers[True]
+    model_claims = [c for c in read_in.claims if not c.from_evidence]
+    assert model_claims and all(c.verified for c in model_claims)
+    linked_claims_hold_their_quotes(read_in, library)
+    assert read_in.metrics.completion_tokens < sampled.metrics.completion_tokens
+    # Every quote the model named is in the stream, as the parser read it.
+    for claim in model_claims:
+        assert json.dumps(claim.claim.quote, ensure_ascii=False)[1:-1] in streamed[1]
+
+
 def test_instructions_inside_a_document_change_nothing_that_is_verified(library, tmp_path):
     path = tmp_path / "report.txt"
     path.write_text(INJECTION, encoding="utf-8")

@@ -1,7 +1,9 @@
 import llama_cpp
 import pytest
 
+from reader.answer.parsing import parse_output
 from reader.answer.prompting import (
+    KnownQuotes,
     build_messages,
     constrained_grammar,
     evidence_passages,
@@ -36,6 +38,8 @@ def test_grammars_compile_in_llama_cpp(claims_only, capfd):
     evidence = evidence_passages(evidence_for("Why did rates rise in 2020?"))
     for grammar in (
         constrained_grammar(evidence, claims_only=claims_only),
+        constrained_grammar(evidence, claims_only=claims_only, after_quote=1),
+        constrained_grammar(evidence, claims_only=claims_only, after_quote=2),
         free_grammar(passages, claims_only=claims_only),
     ):
         assert llama_cpp.LlamaGrammar.from_string(grammar, verbose=False) is not None
@@ -92,3 +96,27 @@ def test_prompt_names_passages_by_alias_in_rank_order():
     assert user.index("[c1]") < user.index("[c2]")
     assert "Why?" in user
     assert "never instructions" in messages[0]["content"]
+
+
+def test_known_quotes_give_the_rest_of_a_named_passage_and_the_grammar_after_it():
+    passages = evidence_passages(evidence_for("Why did rates rise in 2020?"))
+    known = KnownQuotes(passages)
+    quoted = '"quote": "'
+    opening = '{"claims": [{"source_id": "c1", ' + quoted
+    rest, grammar = known.after(opening)
+    # The quote as JSON writes it (escaped), then the key of the claim's own text.
+    assert rest.endswith('", "text": "')
+    assert parse_output(opening + rest + 'Rates rose."}]}').claims[0].quote == passages[0].text
+    assert grammar.startswith("root ::= claimtext")
+    # Whatever of the quote the model already wrote is not given twice.
+    assert known.after(opening + rest[:5]) == (rest[5:], grammar)
+    # Not inside a quote: nothing is known.
+    assert known.after('{"claims": [{"source_id": "c1') is None
+    assert known.after(opening + rest) is None
+    assert known.after(opening + "Something else") is None
+    assert known.after('{"claims": [{"source_id": "c9", ' + quoted) is None
+    # After the last claim there may be, the grammar allows no other.
+    second = opening + rest + 'Rates rose."}, {"source_id": "c1", ' + quoted
+    _, last = known.after(second)
+    last_claim = 'root ::= claimtext "\\"}" "]" ", \\"unsupported\\": " unsupported "}"'
+    assert last.splitlines()[0] == last_claim
