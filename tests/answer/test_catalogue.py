@@ -178,7 +178,7 @@ def test_models_install_of_an_unknown_or_uninstalled_model_is_one_line(reader_ho
     assert load_settings()["model"] is None
 
 
-def test_the_bench_fetcher_pins_the_same_files():
+def test_the_bench_fetcher_pins_the_same_files(monkeypatch):
     """bench/fetch_models.py runs before reader is installed (in CI), so it keeps its
     own copy of the pins: the same packages, sizes and SHA-256."""
     import importlib.util
@@ -188,6 +188,7 @@ def test_the_bench_fetcher_pins_the_same_files():
     )
     assert spec is not None and spec.loader is not None
     fetcher = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "fetch_models", fetcher)
     spec.loader.exec_module(fetcher)
     for model in CATALOGUE:
         pinned = fetcher.MODELS[model.name]
