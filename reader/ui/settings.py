@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from reader.answer import setup
-from reader.answer.models import embedded_model_path, models_dir
+from reader.answer.catalogue import model_choices
+from reader.answer.models import models_dir
 from reader.answer.setup import server_timeouts
 from reader.config import load_settings, save_settings
 from reader.ingest import ocr
@@ -44,6 +45,10 @@ MORE_LANGUAGES = (
 )
 
 
+def _text(value: object) -> str | None:
+    return str(value) if value else None
+
+
 def _seconds_box(value: float, tip: str) -> QDoubleSpinBox:
     box = QDoubleSpinBox()
     box.setRange(0.5, 3600.0)
@@ -59,19 +64,20 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Settings")
         settings = load_settings()
-        self.model = QLineEdit(str(settings.get("model") or ""))
-        embedded = embedded_model_path()
-        self.model.setPlaceholderText(
-            f"Embedded default ({embedded.name})" if embedded else "No model installed"
+        self.model = QComboBox()
+        self.model.setAccessibleName("Model")
+        self.model.setToolTip(
+            "The installed models (reader models install NAME adds one); Browse adds a file."
         )
+        self.model.addItem("Default: the first in the models folder, else the embedded", None)
+        for label, value in model_choices():
+            self.model.addItem(label, value)
+        self._choose_model(_text(settings.get("model")))
         browse = QPushButton("&Browse…")
         browse.clicked.connect(self._browse)
-        default = QPushButton("&Use embedded default")
-        default.clicked.connect(lambda: self.model.setText(""))
         model_row = QHBoxLayout()
         model_row.addWidget(self.model, 1)
         model_row.addWidget(browse)
-        model_row.addWidget(default)
         self.server_url = QLineEdit(str(settings.get("server_url") or ""))
         self.server_url.setPlaceholderText("e.g. http://gpu-box:8080 (empty: run locally)")
         self.model_name = QLineEdit(str(settings.get("model_name") or ""))
@@ -156,12 +162,20 @@ class SettingsDialog(QDialog):
             if item.checkState() == Qt.CheckState.Checked
         ]
 
+    def _choose_model(self, value: str | None) -> None:
+        """Select the model a setting names, listing it first if it is a file elsewhere."""
+        index = self.model.findData(value)
+        if index < 0 and value is not None:
+            self.model.addItem(value, value)
+            index = self.model.count() - 1
+        self.model.setCurrentIndex(max(index, 0))
+
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
             self, "Choose a GGUF model", str(models_dir()), "GGUF models (*.gguf)"
         )
         if path:
-            self.model.setText(path)
+            self._choose_model(path)
 
     def save(self) -> None:
         languages = self.chosen_languages()
@@ -172,7 +186,7 @@ class SettingsDialog(QDialog):
         save_settings(
             {
                 **load_settings(),
-                "model": self.model.text().strip() or None,
+                "model": self.model.currentData(),
                 "server_url": self.server_url.text().strip() or None,
                 "model_name": self.model_name.text().strip() or None,
                 "server_connect_timeout": self.connect_timeout.value(),

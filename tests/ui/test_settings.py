@@ -125,3 +125,46 @@ def test_no_ocr_language_is_not_saved(qtbot, monkeypatch: pytest.MonkeyPatch):
     assert dialog.problem.isVisible() and "at least one OCR language" in dialog.problem.text()
     assert dialog.result() != dialog.DialogCode.Accepted
     assert not settings_path().exists()
+
+
+def test_the_model_is_chosen_among_the_installed_ones_by_name(qtbot, reader_home):
+    from reader.answer.catalogue import CATALOGUE
+    from reader.answer.models import embedded_model_path, resolve_model
+    from reader.ui.settings import SettingsDialog
+
+    folder = reader_home / "models"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / CATALOGUE[0].file_name).write_bytes(b"GGUF" + bytes(100))
+    (folder / "my-own.gguf").write_bytes(b"GGUF" + bytes(100))
+    dialog = SettingsDialog()
+    qtbot.addWidget(dialog)
+    labels = [dialog.model.itemText(i) for i in range(dialog.model.count())]
+    assert labels[0].startswith("Default")
+    assert f"{CATALOGUE[0].title} (0.0 GB)" in labels
+    assert "my-own.gguf (0.0 GB)" in labels
+    assert "SmolLM2-135M-Instruct (embedded, small)" in labels
+    dialog.model.setCurrentIndex(labels.index(f"{CATALOGUE[0].title} (0.0 GB)"))
+    dialog.save()
+    assert load_settings()["model"] == CATALOGUE[0].file_name
+    assert resolve_model(str(load_settings()["model"])) == folder / CATALOGUE[0].file_name
+
+    reopened = SettingsDialog()
+    qtbot.addWidget(reopened)
+    assert reopened.model.currentText() == f"{CATALOGUE[0].title} (0.0 GB)"
+    reopened.model.setCurrentIndex(labels.index("SmolLM2-135M-Instruct (embedded, small)"))
+    reopened.save()
+    assert resolve_model(str(load_settings()["model"])) == embedded_model_path()
+
+
+def test_a_model_file_chosen_elsewhere_stays_listed(qtbot, tmp_path):
+    from reader.ui.settings import SettingsDialog
+
+    elsewhere = tmp_path / "models elsewhere" / "big.gguf"
+    elsewhere.parent.mkdir()
+    elsewhere.write_bytes(b"GGUF")
+    save_settings({**load_settings(), "model": str(elsewhere)})
+    dialog = SettingsDialog()
+    qtbot.addWidget(dialog)
+    assert dialog.model.currentData() == str(elsewhere)
+    dialog.save()
+    assert load_settings()["model"] == str(elsewhere)
