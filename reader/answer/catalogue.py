@@ -186,6 +186,7 @@ def model_choices() -> list[tuple[str, str | None]]:
         EMBEDDED,
         embedded_model_path,
         models_dir,
+        shipped_models,
     )
 
     titles = {model.file_name: model.title for model in CATALOGUE}
@@ -194,6 +195,10 @@ def model_choices() -> list[tuple[str, str | None]]:
     for path in sorted(models_dir().glob("*.gguf")):
         size = path.stat().st_size / 1e9
         choices.append((f"{titles.get(path.name, path.name)} ({size:.1f} GB)", path.name))
+    for path in shipped_models():
+        size = path.stat().st_size / 1e9
+        label = f"{titles.get(path.name, path.name)} (comes with reader, {size:.1f} GB)"
+        choices.append((label, path.name))
     if embedded is not None:
         choices.append((f"{DEFAULT_MODEL_NAME} (embedded, small)", EMBEDDED))
     return choices

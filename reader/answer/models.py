@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import sys
 from pathlib import Path
 
 from reader.config import reader_home
@@ -36,9 +37,18 @@ def embedded_model_path() -> Path | None:
     return None
 
 
+def shipped_models() -> list[Path]:
+    """GGUF files the installer put in ``models/`` beside the application (the
+    packaged application only: ``packaging/build.py`` puts its model there)."""
+    if not getattr(sys, "frozen", False):
+        return []
+    return sorted((Path(sys.executable).resolve().parent / "models").glob("*.gguf"))
+
+
 def available_models() -> list[Path]:
-    """GGUF files reader can use: the models folder's, then the embedded default."""
-    found = sorted(models_dir().glob("*.gguf"))
+    """GGUF files reader can use: the models folder's, the application's own, then
+    the embedded one."""
+    found = sorted(models_dir().glob("*.gguf")) + shipped_models()
     embedded = embedded_model_path()
     if embedded is not None:
         found.append(embedded)
@@ -50,7 +60,8 @@ def resolve_model(choice: str | None = None) -> Path:
 
     ``choice`` may be a path, the file name of a model in the models folder, or
     ``embedded`` (the embedded model, even when the models folder has others).
-    Without a choice: the first GGUF in the models folder, else the embedded default.
+    Without a choice: the first GGUF in the models folder, else the model the
+    installer shipped, else the embedded one.
     """
     if choice == EMBEDDED:
         choice = None
@@ -64,11 +75,14 @@ def resolve_model(choice: str | None = None) -> Path:
         in_folder = models_dir() / choice
         if in_folder.is_file():
             return in_folder
+        for shipped in shipped_models():
+            if shipped.name == choice:
+                return shipped
         raise ModelError(
             f"No model file at {choice}: give the path of a .gguf file, or put it in "
             f"{models_dir()}."
         )
-    dropped = sorted(models_dir().glob("*.gguf"))
+    dropped = sorted(models_dir().glob("*.gguf")) + shipped_models()
     if dropped:
         return dropped[0]
     embedded = embedded_model_path()

@@ -199,3 +199,28 @@ def test_the_bench_fetcher_pins_the_same_files(monkeypatch):
             model.sha256,
             model.licence,
         )
+
+
+def test_the_model_an_installer_ships_is_the_default_until_the_user_adds_one(
+    reader_home, tmp_path, monkeypatch
+):
+    from reader.answer.catalogue import model_choices
+    from reader.answer.models import available_models, resolve_model
+
+    application = tmp_path / "reader-app"
+    (application / "models").mkdir(parents=True)
+    shipped = application / "models" / CATALOGUE[0].file_name
+    shipped.write_bytes(b"GGUF")
+    (application / "reader").write_bytes(b"")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "executable", str(application / "reader"))
+    assert resolve_model() == shipped
+    assert resolve_model(CATALOGUE[0].file_name) == shipped
+    assert shipped in available_models()
+    assert f"{CATALOGUE[0].title} (comes with reader, 0.0 GB)" in [
+        label for label, _ in model_choices()
+    ]
+    added = reader_home / "models" / "mine.gguf"
+    added.parent.mkdir(parents=True, exist_ok=True)
+    added.write_bytes(b"GGUF")
+    assert resolve_model() == added
