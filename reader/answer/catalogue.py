@@ -77,6 +77,11 @@ CATALOGUE = (
 )
 
 
+# What the installer ships and the documented pip path installs, chosen by
+# measurement on the long-document questions (models/README.md has the table).
+INSTALLER_MODEL = "qwen2.5-coder-1.5b"
+
+
 def catalogue_model(name: str) -> InstallableModel:
     for model in CATALOGUE:
         if model.name == name:

