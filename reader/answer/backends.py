@@ -24,6 +24,9 @@ Messages = list[dict[str, str]]
 # Measured on the long-document question set (bench/qa): see the CHANGELOG.
 REPEAT_PENALTY = 1.1
 TokenCallback = Callable[[str], None]
+# Tokens a judgement may take: a claim, its quote (one or two sentences) and the
+# question, with the judge's instructions.
+JUDGE_CONTEXT = 2048
 
 
 @dataclass
@@ -158,21 +161,24 @@ class EmbeddedBackend:
         self.last_threads = self.n_threads
         self.name = self.model_path.stem
         self._llm: Any = None
+        self._judging: Any = None
         self._lock = threading.Lock()
         self._yes_no: tuple[set[int], set[int]] | None = None
 
     def load(self) -> None:
         """Load the model now (it is otherwise loaded on first use)."""
-        if self._llm is not None:
-            return
+        if self._llm is None:
+            self._llm = self._open(self.n_ctx)
+
+    def _open(self, n_ctx: int) -> Any:
         if not self.model_path.is_file():
             raise ModelError(f"No model file at {self.model_path}.")
         import llama_cpp
 
         try:
-            self._llm = llama_cpp.Llama(
+            return llama_cpp.Llama(
                 model_path=str(self.model_path),
-                n_ctx=self.n_ctx,
+                n_ctx=n_ctx,
                 n_threads=self.n_threads,
                 verbose=False,
             )
@@ -182,20 +188,34 @@ class EmbeddedBackend:
                 "check that the file is complete and is a GGUF model."
             ) from None
 
+    def _judging_context(self) -> Any:
+        """A second context on the same weights, for judging claims.
+
+        Each context keeps the prompt it evaluated last. With one context the
+        judge's prompt displaced the answer's, and the next question evaluated its
+        system prompt again; with two, both instructions stay evaluated. The
+        weights are mapped from the file, so the second costs its cache, not
+        another copy of the model.
+        """
+        if self._judging is None:
+            self._judging = self._open(JUDGE_CONTEXT)
+        return self._judging
+
     def close(self) -> None:
         """Free the model now (llama-cpp-python's own finaliser can fail at exit)."""
         with self._lock:
-            if self._llm is not None:
-                close = getattr(self._llm, "close", None)
+            for llm in (self._llm, self._judging):
+                close = getattr(llm, "close", None)
                 if close is not None:
                     close()
-                self._llm = None
+            self._llm = self._judging = None
 
     def forget_prompt_cache(self) -> None:
-        """Drop the evaluated prompt, so the next generation starts cold."""
+        """Drop the evaluated prompts, so the next generation starts cold."""
         with self._lock:
-            if self._llm is not None:
-                self._llm.reset()
+            for llm in (self._llm, self._judging):
+                if llm is not None:
+                    llm.reset()
 
     def generate(
         self,
@@ -299,20 +319,21 @@ class EmbeddedBackend:
     def yes_probability(self, messages: Messages) -> float:
         """P("yes") / (P("yes") + P("no")) for the model's first word of a reply.
 
-        One forward pass over the prompt, no sampling; the tokens it shares with
-        the prompt already evaluated (the judge's instructions) are not evaluated
-        again.
+        One forward pass over the prompt, no sampling, in the judging context;
+        the tokens it shares with the prompt that context evaluated last (the
+        judge's instructions) are not evaluated again.
         """
         import numpy
 
         with self._lock:
-            self.load()
-            llm = self._llm
+            llm = self._judging_context()
+            if self.fixed_threads is None:
+                llm._ctx.set_n_threads(self.last_threads, self.last_threads)
             if self._yes_no is None:
                 self._yes_no = _answer_tokens(llm)
             prompt = _chat_prompt(llm, messages).encode("utf-8")
             tokens = llm.tokenize(prompt, add_bos=False, special=True)
-            if len(tokens) >= self.n_ctx:
+            if len(tokens) >= JUDGE_CONTEXT:
                 raise ModelError("The claim and its quote are too long for the model's context.")
             shared = 0
             for before, now in zip(llm.input_ids[: llm.n_tokens], tokens, strict=False):

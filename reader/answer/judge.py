@@ -26,6 +26,7 @@ from dataclasses import replace
 
 from reader.answer.backends import Messages
 from reader.answer.models import judges_support
+from reader.errors import ModelError
 from reader.records import Grounding
 from reader.verify.grounding import words
 
@@ -66,7 +67,10 @@ class SupportJudge:
         pass (and that is not the quote's own words) is refused below CONFIRM."""
         if not rules.grounded or is_verbatim(claim, quote):
             return rules
-        probability = self.probability(question, claim, quote)
+        try:
+            probability = self.probability(question, claim, quote)
+        except ModelError:  # too long to judge: the rules' verdict stands
+            return rules
         if probability < CONFIRM:
             return Grounding(
                 False,

@@ -8,6 +8,7 @@ import pytest
 
 from reader.answer import Answerer, ScriptedBackend
 from reader.answer.judge import CONFIRM, judge_messages
+from reader.errors import ModelError
 from tests.answer.conftest import claims_json
 from tests.answer.test_pipeline import QUESTION, alias_of, model_claims
 
@@ -53,6 +54,17 @@ def test_a_link_the_model_confirms_is_kept(treaty):
     assert item.grounded and item.shown_text == claim
     assert item.grounding.judged == pytest.approx(CONFIRM + 0.2)
     assert item.to_json()["support_judged"] == pytest.approx(CONFIRM + 0.2)
+
+
+def test_a_claim_the_model_cannot_judge_keeps_the_rules_verdict(treaty):
+    @dataclass
+    class OverflowingJudge(JudgingBackend):
+        def yes_probability(self, messages):
+            raise ModelError("The claim and its quote are too long for the model's context.")
+
+    claim = "The treaty was signed in 1648."
+    [item] = ask(treaty, OverflowingJudge(), claim, SIGNED)
+    assert item.grounded and item.grounding.judged is None
 
 
 def test_a_claim_the_rules_refuse_is_never_judged(treaty):
