@@ -62,6 +62,10 @@ _YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
 _LEADER_DOTS = re.compile(r"(?:\.\s?){4,}|_{4,}")
 _SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
+_LIST_LEAD_IN = re.compile(r":[\"'”’)\]]*\s*$")
+# Items of a list its lead-in may bring along (sentences, as segmented).
+LIST_ITEMS = 4
+_LIST_ITEM = re.compile(r"\s*(?:[•·▪◦‣*–-]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s")
 _REASON = re.compile(
     r"\b(because|since|so that|due to|attributed|in order to|as a result|reason|"
     r"intended to|aims? to|designed to|simplif|allows?|enables?)\b",
@@ -153,9 +157,11 @@ def choose_evidence(
         stems = [[stem(t) for t in words(reading[start:end])] for start, end in spans]
         keys = [normalize_key(reading[start:end]) for start, end in spans]
         # A sentence alone, or with the next one: the answer often follows the
-        # sentence that names the topic ("They demanded $12,000...").
+        # sentence that names the topic ("They demanded $12,000..."). A sentence
+        # that introduces a list ("the regimens for children aged 3 to 11 are:")
+        # also with the items that follow it, up to the longest evidence allowed.
         for index, (start, _) in enumerate(spans):
-            for last in (index, index + 1):
+            for last in (index, _unit_end(reading, spans, index)):
                 if last >= len(spans):
                     continue
                 end = spans[last][1]
@@ -182,6 +188,8 @@ def choose_evidence(
                     # Longer quotes hold more words by chance.
                     - 0.05 * math.log(max(len(unit), 12) / 12)
                     - (0.2 if not _SENTENCE_END.search(text) else 0.0)
+                    # A list's lead-in without its list says what is asked, not the answer.
+                    - (0.2 if _introduces_list(text) else 0.0)
                 )
                 scored.append(
                     Evidence(
@@ -223,6 +231,28 @@ def _without_overlaps(evidence: list[Evidence]) -> list[Evidence]:
         said.update(item.sentences)
         kept.append(item)
     return kept
+
+
+def _introduces_list(text: str) -> bool:
+    return _LIST_LEAD_IN.search(text) is not None
+
+
+def _unit_end(reading: str, spans: list[tuple[int, int]], index: int) -> int:
+    """The last sentence of the longer unit starting at sentence ``index``: the
+    next one; for a list's lead-in, the items that follow it (those marked as
+    items, up to ``LIST_ITEMS`` and the longest evidence allowed)."""
+    start, end = spans[index]
+    if not _introduces_list(reading[start:end]):
+        return index + 1
+    last = index + 1
+    for following in range(index + 2, min(index + 1 + LIST_ITEMS, len(spans))):
+        item_start, item_end = spans[following]
+        if not _LIST_ITEM.match(reading[item_start:item_end]):
+            break
+        if item_end - start > MAX_SENTENCE_CHARS:
+            break
+        last = following
+    return last
 
 
 def _kind_bonus(kind: str | None, sentence: str) -> float:

@@ -55,3 +55,37 @@ def test_passages_answer_repeats_no_sentence(library, make_file):
     assert max(said.values()) == 1, said
     assert all(claim.verified for claim in answer.claims)
     assert any("permission" in readable(claim.claim.quote) for claim in answer.claims)
+
+
+REGIMENS = (
+    "Children under three are not treated with these medicines. "
+    "The treatment regimens recommended for children aged 3 to 11 years are:\n\n"
+    "• sofosbuvir/daclatasvir for 12 weeks in all genotypes.\n"
+    "• sofosbuvir/ledipasvir for 12 weeks in genotypes 1, 4, 5 and 6.\n"
+    "• glecaprevir/pibrentasvir for 8 weeks in all genotypes.\n\n"
+    "Dosing follows the weight bands in the annex."
+)
+
+
+def test_a_sentence_introducing_a_list_brings_the_list(library, make_file):
+    from reader.records import Chunk
+
+    chunk = Chunk("c" * 16, "d", 0, 0, len(REGIMENS), REGIMENS)
+    question = "Which treatment regimens are recommended for children aged 3 to 11?"
+    evidence = choose_evidence(question, [chunk], lambda terms: {t: 1.0 for t in terms})
+    best = evidence[0].text
+    assert best.startswith("The treatment regimens recommended for children aged 3 to 11")
+    assert "glecaprevir/pibrentasvir for 8 weeks" in best
+    assert "Dosing follows" not in best
+    # Evidence is a span of the chunk's reading text, as every quote must be.
+    assert chunk.reading_text[evidence[0].start : evidence[0].end] == best
+
+
+def test_a_lead_in_alone_ranks_below_the_lead_in_with_its_list():
+    from reader.records import Chunk
+
+    lead_in = "The treatment regimens recommended for children aged 3 to 11 years are:"
+    chunk = Chunk("c" * 16, "d", 0, 0, len(REGIMENS), REGIMENS)
+    question = "Which treatment regimens are recommended for children aged 3 to 11?"
+    evidence = choose_evidence(question, [chunk], lambda terms: {t: 1.0 for t in terms}, limit=12)
+    assert all(item.text != lead_in for item in evidence[:1])
