@@ -411,6 +411,7 @@ class Answer:
     # When not answered: the passages that came closest, shown as such, never as claims.
     closest: list[CheckedClaim] = field(default_factory=list)
     declined_by_model: bool = False  # not answered because the model said so
+    library_wide: bool = False  # asked of the whole library, not of chosen documents
     id: int | None = None
     created_at: str = ""
     # Why the answer is not in the history (a read-only library, a full disk), if so.
@@ -431,6 +432,7 @@ class Answer:
             "not_found_reason": self.not_found,
             "closest": [claim.to_json() for claim in self.closest],
             "declined_by_model": self.declined_by_model,
+            "library_wide": self.library_wide,
             "created_at": self.created_at,
             "metrics": self.metrics.to_json(),
             "not_recorded": self.not_recorded,
@@ -457,6 +459,7 @@ def answer_from_json(data: dict[str, Any], answer_id: int | None = None) -> Answ
         not_found=data.get("not_found_reason"),
         closest=closest,
         declined_by_model=bool(data.get("declined_by_model")),
+        library_wide=bool(data.get("library_wide")),
         id=answer_id if answer_id is not None else data.get("id"),
         created_at=data.get("created_at", ""),
     )

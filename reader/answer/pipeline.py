@@ -178,6 +178,7 @@ class Answerer:
                     # 5. Compose: the model's claims, then the evidence they leave out.
                     answer = self._compose(asking, made, extractive, scope)
         answer.metrics.seconds = time.perf_counter() - started
+        answer.library_wide = not doc_ids
         if self.record:
             self._record(answer)
         return answer

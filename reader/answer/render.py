@@ -128,9 +128,10 @@ def _status_note(item: CheckedClaim, text: Callable[[str], str]) -> str:
     return status
 
 
-def _where(item: CheckedClaim, titles: dict[str, str] | None) -> str:
+def _where(item: CheckedClaim, titles: dict[str, str] | None, library_wide: bool) -> str:
+    """The claim's page, and its document's title when more than one could be meant."""
     where = f"p.{item.verification.page}"
-    if titles and len(set(titles)) > 1 and item.doc_id in titles:
+    if titles and (library_wide or len(titles) > 1) and item.doc_id in titles:
         where = f"{terminal_text(titles[item.doc_id])}, {where}"
     return where
 
@@ -146,7 +147,7 @@ def render_text(answer: Answer, titles: dict[str, str] | None = None) -> str:
     lines = [prose or "(no answer)", ""]
     for index, item in enumerate(answer.claims):
         if index in numbers:
-            where = _where(item, titles)
+            where = _where(item, titles, answer.library_wide)
             quote = terminal_text(item.claim.quote)
             note = _status_note(item, terminal_text)
             lines.append(f'[{numbers[index]}] {where}: "{quote}" ({note})')
@@ -163,7 +164,8 @@ def render_text(answer: Answer, titles: dict[str, str] | None = None) -> str:
         lines.append("")
         lines.append("Closest passages (they do not answer it):")
         for item in answer.closest:
-            lines.append(f'- {_where(item, titles)}: "{terminal_text(item.claim.quote)}"')
+            where = _where(item, titles, answer.library_wide)
+            lines.append(f'- {where}: "{terminal_text(item.claim.quote)}"')
     if answer.unsupported:
         lines.append("")
         lines.append("Unsupported (the model's own list, and claims their quotes do not say):")
@@ -209,10 +211,11 @@ def render_markdown(answer: Answer, titles: dict[str, str] | None = None) -> str
         ]
     if answer.closest:
         lines += ["", "**Closest passages (they do not answer it):**", ""]
-        lines += [
-            f'- page {item.verification.page}: "{markdown_inline(item.claim.quote)}"'
-            for item in answer.closest
-        ]
+        for item in answer.closest:
+            title = one_line((titles or {}).get(item.doc_id or "", ""))
+            page = f"page {item.verification.page}"
+            source = f"{markdown_text(title)}, {page}" if title else page
+            lines.append(f'- {source}: "{markdown_inline(item.claim.quote)}"')
     if answer.unsupported:
         lines += [
             "",

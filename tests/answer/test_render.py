@@ -1,0 +1,40 @@
+"""Rendering answers: a claim from an answer over the whole library names its document."""
+
+from __future__ import annotations
+
+from reader.answer import Answerer
+from reader.answer.render import render_markdown, render_text
+from reader.records import answer_from_json
+
+HARBOUR = (
+    "Harbour records\n\nThe harbour froze in the winter of 1709 and the ships stayed in port "
+    "for six weeks. The harbour master kept a log of every ship that waited."
+)
+ORCHARD = "Gluon notes\n\nQuantum chromodynamics describes quarks bound by gluons in hadrons."
+
+
+def test_a_library_wide_answer_names_the_document_of_each_claim(library, make_file):
+    library.ingest(make_file("harbour.txt", HARBOUR.encode()))
+    library.ingest(make_file("orchard.txt", ORCHARD.encode()))
+    answer = Answerer(library, None).ask("How long did the ships stay in port in 1709?")
+    assert answer.library_wide and answer.claims
+    # Only one document is cited, and still its name is given: the library has others.
+    cited = sorted({claim.doc_id for claim in answer.claims if claim.doc_id})
+    titles = library.store.titles(cited)
+    (title,) = titles.values()
+    text = render_text(answer, titles)
+    assert f"[1] {title}, p.1:" in text
+    assert f"{title}, page 1:" in render_markdown(answer, titles)
+    # Kept in the history as such.
+    assert answer_from_json(answer.to_json()).library_wide
+
+
+def test_an_answer_about_one_chosen_document_gives_pages_only(library, make_file):
+    harbour = library.ingest(make_file("harbour.txt", HARBOUR.encode()))
+    library.ingest(make_file("orchard.txt", ORCHARD.encode()))
+    answer = Answerer(library, None).ask(
+        "How long did the ships stay in port in 1709?", [harbour.doc_id]
+    )
+    assert not answer.library_wide
+    text = render_text(answer, library.store.titles(answer.doc_ids))
+    assert "[1] p.1:" in text
