@@ -280,7 +280,7 @@ class BatchIngest:
                     # took the pool with it; every file it held is tried once more.
                     for lost in [planned, *pending.values()]:
                         if lost.index in retried:
-                            self._store(lost, _died(lost))
+                            self._store(lost, pool.died_reading(lost.path, lost.doc_id))
                         else:
                             retried.add(lost.index)
                             queue.insert(0, (lost.index, lost.path))
@@ -453,15 +453,6 @@ def ingest_paths(
         )
     batch = BatchIngest(library, workers, password, update, on_file, on_progress, cancel, ocr)
     return batch.run(selection)
-
-
-def _died(planned: _Planned) -> Extracted:
-    return Extracted(
-        planned.path,
-        planned.doc_id,
-        refusal=f"{planned.path.name} stopped the process reading it (out of memory, or a "
-        "file damaged in a way that crashes PyMuPDF); ingest it alone, or re-save it.",
-    )
 
 
 def _size(path: Path) -> int:

@@ -5,21 +5,34 @@ chunks; the process that started them stores the results (it is the only writer
 of the library). Workers are started with ``forkserver`` where there is one, else
 ``spawn``: never by forking a process that may run threads (a GUI does). They are
 replaced after a few documents, so memory a large file took is given back.
+
+Workers import reader from where this process found it, never from the working
+directory, and write what they print on stderr (a Python traceback, or the stack
+``faulthandler`` dumps on a crash in C) to a log in the library's folder, which
+the refusal of a file whose worker died names.
 """
 
 from __future__ import annotations
 
+import contextlib
+import faulthandler
 import multiprocessing
 import os
+import re
 import signal
+import sys
 import threading
+import time
+from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reader.config import reader_home
 from reader.errors import ReaderError
 from reader.records import Chunk, Document
+from reader.textsafe import one_line
 
 if TYPE_CHECKING:
     from reader.ingest.extract import ProgressCallback
@@ -28,6 +41,15 @@ if TYPE_CHECKING:
 # Documents a worker reads before it is replaced by a fresh process.
 DOCUMENTS_PER_WORKER = 20
 MAX_DEFAULT_WORKERS = 4
+WORKER_LOG_NAME = "ingest-workers.log"
+# A log larger than this is moved aside (one old log is kept) when a pool starts.
+WORKER_LOG_LIMIT = 1_000_000
+# The line a Python traceback ends with ("ImportError: ...") or faulthandler begins with.
+_ERROR_LINE = re.compile(
+    r"^(?:Fatal Python error: .+|[A-Za-z_][\w.]*(?:Error|Exception|Exit)(?:: .*)?)$", re.M
+)
+# The environment and stderr are shared by the threads of this process: one start at a time.
+_FORKSERVER_START = threading.Lock()
 
 
 def default_workers() -> int:
@@ -80,10 +102,16 @@ def extract_file(
     return Extracted(path, doc_id, document=document, chunks=chunks)
 
 
-def _prepare_worker() -> None:
+def worker_log_path() -> Path:
+    """Where the workers write what they print on stderr, in the library's folder."""
+    return reader_home() / WORKER_LOG_NAME
+
+
+def _prepare_worker(log: str) -> None:
     # Ctrl+C reaches every process of the terminal's group; the parent decides what
     # stops, and stops the workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _send_stderr_to(log)
     # A parent that is killed cannot stop its workers: each ends itself when its
     # parent is gone, rather than wait for work that will never come.
     parent = multiprocessing.parent_process()
@@ -96,27 +124,116 @@ def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
     os._exit(1)
 
 
-def _context() -> multiprocessing.context.BaseContext:
+def _send_stderr_to(log: str) -> None:
+    """Point this process's stderr (file descriptor 2, so C code's output too) at ``log``.
+
+    A worker that dies has no other way to say why: the traceback Python prints as it
+    ends, or the stack faulthandler dumps on a crash in C, lands in the log. Without a
+    writable log the worker keeps the stderr it has.
+    """
+    descriptor = _open_log(log)
+    if descriptor is None:
+        return
+    os.dup2(descriptor, 2)
+    os.close(descriptor)
+    faulthandler.enable(all_threads=True)
+
+
+def _open_log(log: str) -> int | None:
+    try:
+        return os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    except OSError:
+        return None
+
+
+def _context(log: str) -> multiprocessing.context.BaseContext:
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
         # Workers fork from a server that has PyMuPDF loaded already.
         context.set_forkserver_preload(["reader.ingest.extract"])
+        _start_forkserver(log)
         return context
+    # A spawned worker takes this process's sys.path before it imports anything.
     return multiprocessing.get_context("spawn")
 
 
-class ExtractionPool:
-    """``workers`` processes reading files; ``submit`` returns a future ``Extracted``."""
+def _start_forkserver(log: str) -> None:
+    """Start the forkserver, if it is not running, without the working directory on its
+    sys.path and with ``log`` as its stderr.
 
-    def __init__(self, workers: int) -> None:
+    The server runs as ``python -c``, so Python puts the working directory first on its
+    sys.path, and Python 3.11 leaves it there while the server imports the preloaded
+    modules, which every worker forked from it inherits: a folder named ``reader``
+    where the user happens to be would stand in for reader itself. PYTHONSAFEPATH keeps
+    the working directory off; the server finds reader where this process did.
+
+    A worker forked from the server that fails before it points its own stderr at the
+    log (while it unpickles what it was sent) prints why on the server's stderr.
+    """
+    from multiprocessing import forkserver
+
+    with _FORKSERVER_START, _environment("PYTHONSAFEPATH", "1"), _stderr_at(log):
+        forkserver.ensure_running()
+
+
+@contextlib.contextmanager
+def _environment(name: str, value: str) -> Iterator[None]:
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = before
+
+
+@contextlib.contextmanager
+def _stderr_at(log: str) -> Iterator[None]:
+    """This process's stderr at ``log`` for a moment, for the processes it starts then."""
+    descriptor = _open_log(log)
+    if descriptor is None:
+        yield
+        return
+    try:
+        saved: int | None = os.dup(2)
+    except OSError:  # no stderr at all (a desktop launcher may give none)
+        saved = None
+    if sys.stderr is not None:
+        sys.stderr.flush()  # what was written before goes where it was meant to
+    os.dup2(descriptor, 2)
+    os.close(descriptor)
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.close(2)
+        else:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+class ExtractionPool:
+    """``workers`` processes reading files; ``submit`` returns a future ``Extracted``.
+
+    The workers' stderr goes to ``log`` (by default ``worker_log_path()``).
+    """
+
+    def __init__(self, workers: int, log: Path | None = None) -> None:
         self.workers = workers
+        self.log = log or worker_log_path()
+        _move_aside_if_large(self.log)
         self._executor = self._start()
 
     def _start(self) -> ProcessPoolExecutor:
+        # What the workers of this pool write begins here: a death is read from there on.
+        self._log_start = _size(self.log)
         return ProcessPoolExecutor(
             max_workers=self.workers,
-            mp_context=_context(),
+            mp_context=_context(str(self.log)),
             initializer=_prepare_worker,
+            initargs=(str(self.log),),
             max_tasks_per_child=DOCUMENTS_PER_WORKER,
         )
 
@@ -124,6 +241,45 @@ class ExtractionPool:
         self, path: Path, doc_id: str, password: str | None, ocr: OcrSettings | None = None
     ) -> Future[Extracted]:
         return self._executor.submit(extract_file, path, doc_id, password, None, ocr)
+
+    def died_reading(self, path: Path, doc_id: str) -> Extracted:
+        """The refusal of ``path``, lost when a worker died (call it before ``restart``):
+        the error the worker printed, or the signal that killed it, and where the log is."""
+        codes = self._exit_codes()
+        signals = [-code for code in codes if code < 0]
+        statuses = [code for code in codes if code > 0]
+        error = _last_error(_read_from(self.log, self._log_start))
+        killed = f"killed by {_signal_name(signals[0])}" if signals else ""
+        how = f"ended with status {statuses[0]}" if statuses else "ended"
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        ending = f"was {killed}" if killed else how
+        logged = _append_line(self.log, f"{stamp} {path}: the process reading it {ending}")
+        where = f"; what it printed is in {self.log}" if logged else ""
+        if killed or (error or "").startswith("Fatal Python error"):
+            # Killed or crashed in C, most often by the file itself.
+            return Extracted(
+                path,
+                doc_id,
+                refusal=f"{path.name} stopped the process reading it ("
+                + (f"{killed}: " if killed else "")
+                + "out of memory, or a file damaged in a way that crashes PyMuPDF); "
+                f"ingest it alone, or re-save it{where}.",
+            )
+        said = f"failed ({one_line(error, limit=160)})" if error else f"{how} without saying why"
+        return Extracted(
+            path,
+            doc_id,
+            refusal=f"{path.name} was not read: the process reading it {said}{where}; "
+            "report it if it happens again.",
+        )
+
+    def _exit_codes(self) -> list[int]:
+        """How this pool's ended workers ended, those the executor stopped itself left out
+        (it ends the others with SIGTERM once one has died)."""
+        processes = list(getattr(self._executor, "_processes", {}).values())
+        codes = [process.exitcode for process in processes]
+        ended = [code for code in codes if code is not None and code != 0]
+        return [code for code in ended if code != -signal.SIGTERM] or ended
 
     def restart(self) -> None:
         """Replace a pool whose worker died (killed, out of memory, crashed in C)."""
@@ -144,3 +300,50 @@ class ExtractionPool:
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _move_aside_if_large(log: Path) -> None:
+    # A log that cannot be moved is only a large log.
+    if _size(log) > WORKER_LOG_LIMIT:
+        with contextlib.suppress(OSError):
+            log.replace(log.with_name(log.name + ".old"))
+
+
+def _read_from(log: Path, offset: int) -> str:
+    try:
+        with log.open("rb") as handle:
+            handle.seek(offset)
+            return handle.read(WORKER_LOG_LIMIT).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _last_error(text: str) -> str | None:
+    """The last error line in what workers printed: the exception a traceback ends with,
+    or the first line of faulthandler's report on a crash."""
+    errors = _ERROR_LINE.findall(text)
+    return errors[-1] if errors else None
+
+
+def _append_line(log: Path, line: str) -> bool:
+    """Add one line to ``log``; whether it could be written (the log exists then)."""
+    try:
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+    except OSError:
+        return False
+    return True
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

@@ -1,0 +1,161 @@
+"""Worker processes: they import reader from where it is installed, never from the
+working directory, and a worker that dies says why in a log the refusal names."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reader.batch import ingest_paths
+from reader.ingest.workers import WORKER_LOG_NAME, ExtractionPool, worker_log_path
+from tests.test_cli import run
+from tests.test_ingest_command import many_pdfs
+
+# The installed command, as a user runs it: unlike ``python -m``, it does not put the
+# working directory on this process's sys.path, so only the workers could import from it.
+READER_COMMAND = Path(sys.executable).with_name("reader")
+
+HOSTILE_PACKAGES = {
+    "an empty folder": None,
+    "another package named reader": "NAME = 'not the reader you want'\n",
+    "a package that fails on import": "raise RuntimeError('imported from the working dir')\n",
+}
+
+
+@pytest.mark.parametrize("hostile", list(HOSTILE_PACKAGES), ids=list(HOSTILE_PACKAGES))
+def test_a_folder_ingests_from_a_working_directory_holding_a_folder_named_reader(
+    tmp_path, reader_home, hostile
+):
+    assert READER_COMMAND.is_file(), f"the reader command is not installed at {READER_COMMAND}"
+    papers = many_pdfs(tmp_path / "papers", 2, pages=2)
+    here = tmp_path / "here"
+    (here / "reader").mkdir(parents=True)
+    if HOSTILE_PACKAGES[hostile] is not None:
+        (here / "reader" / "__init__.py").write_text(HOSTILE_PACKAGES[hostile])
+
+    completed = subprocess.run(
+        [str(READER_COMMAND), "ingest", str(papers), "--workers", "2", "--json"],
+        cwd=here,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert completed.returncode == 0, completed.stderr
+    outcomes = [json.loads(line) for line in completed.stdout.splitlines()]
+    assert sorted(Path(o["path"]).name for o in outcomes) == ["paper-00.pdf", "paper-01.pdf"]
+    assert all(o["state"] == "added" and o["pages"] == 2 for o in outcomes)
+    assert "Traceback" not in completed.stderr
+    listed = json.loads(run("list", "--json").stdout)
+    assert len(listed) == 2
+
+
+def test_a_worker_that_fails_before_it_starts_says_why_in_the_log(tmp_path, reader_home):
+    # A worker runs the program's main script again before it does anything else; this
+    # one cannot be run twice, so every worker ends there.
+    script = tmp_path / "ingest_once.py"
+    script.write_text(
+        "if __name__ != '__main__':\n"
+        "    raise RuntimeError('this script runs only as the main program')\n"
+        "from reader.cli import main\n"
+        "main()\n"
+    )
+    papers = many_pdfs(tmp_path / "papers", 2, pages=1)
+    completed = subprocess.run(
+        [sys.executable, str(script), "ingest", str(papers), "--workers", "2", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert completed.returncode == 2, completed.stderr
+    log = reader_home / WORKER_LOG_NAME
+    for outcome in map(json.loads, completed.stdout.splitlines()):
+        assert outcome["state"] == "refused"
+        assert outcome["error"].startswith(
+            f"{Path(outcome['path']).name} was not read: the process reading it failed "
+            f"(RuntimeError: this script runs only as the main program); what it printed is "
+            f"in {log}"
+        )
+    assert "Traceback" not in completed.stderr  # the workers' tracebacks are in the log
+    assert "RuntimeError: this script runs only as the main program" in log.read_text()
+
+
+class DiesInTheWorker:
+    """Passed to a worker as its OCR settings: it ends the worker as it arrives there."""
+
+    def __init__(self, how: str) -> None:
+        self.how = how
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (_die, (self.how,))
+
+
+def _die(how: str) -> None:
+    if how == "exception":
+        raise RuntimeError("the worker could not go on")
+    os.kill(os.getpid(), signal.SIGKILL if how == "kill" else signal.SIGSEGV)
+
+
+def lost_file(tmp_path: Path, how: str) -> tuple[str, str]:
+    """The refusal of a file whose worker died ``how``, and the worker log after it."""
+    path = many_pdfs(tmp_path / "papers", 1, pages=1) / "paper-00.pdf"
+    pool = ExtractionPool(2)
+    try:
+        future = pool.submit(path, "0123456789abcdef", None, DiesInTheWorker(how))  # type: ignore[arg-type]
+        with pytest.raises(Exception, match="terminated abruptly"):
+            future.result(timeout=60)
+        refusal = pool.died_reading(path, "0123456789abcdef").refusal
+    finally:
+        pool.stop()
+    assert refusal is not None
+    return refusal, pool.log.read_text(encoding="utf-8")
+
+
+def test_a_worker_that_fails_says_why_in_a_log_the_refusal_names(tmp_path, reader_home):
+    refusal, log = lost_file(tmp_path, "exception")
+    assert worker_log_path() == reader_home / WORKER_LOG_NAME
+    assert refusal == (
+        "paper-00.pdf was not read: the process reading it failed (RuntimeError: the worker "
+        f"could not go on); what it printed is in {reader_home / WORKER_LOG_NAME}; report it "
+        "if it happens again."
+    )
+    assert "out of memory" not in refusal
+    assert "Traceback (most recent call last)" in log
+    assert "RuntimeError: the worker could not go on" in log
+    assert log.rstrip().endswith("paper-00.pdf: the process reading it ended with status 1")
+
+
+def test_a_worker_killed_by_a_signal_is_a_crash_and_the_refusal_names_the_log(
+    tmp_path, reader_home
+):
+    refusal, log = lost_file(tmp_path, "kill")
+    assert refusal == (
+        "paper-00.pdf stopped the process reading it (killed by SIGKILL: out of memory, or a "
+        "file damaged in a way that crashes PyMuPDF); ingest it alone, or re-save it; what "
+        f"it printed is in {reader_home / WORKER_LOG_NAME}."
+    )
+    assert log.rstrip().endswith("paper-00.pdf: the process reading it was killed by SIGKILL")
+
+
+def test_a_worker_that_crashes_in_c_leaves_its_stack_in_the_log(tmp_path, reader_home):
+    refusal, log = lost_file(tmp_path, "crash")
+    assert refusal.startswith("paper-00.pdf stopped the process reading it (killed by SIGSEGV: ")
+    assert "Fatal Python error: Segmentation fault" in log
+    assert "_die" in log  # faulthandler's stack of the worker, down to where it crashed
+
+
+def test_a_file_lost_twice_in_a_batch_is_refused_with_the_workers_error(
+    tmp_path, library, reader_home
+):
+    papers = many_pdfs(tmp_path / "papers", 2, pages=1)
+    report = ingest_paths(library, [papers], workers=2, ocr=DiesInTheWorker("exception"))  # type: ignore[arg-type]
+    assert [outcome.state for outcome in report.outcomes] == ["refused", "refused"]
+    for outcome in report.outcomes:
+        assert "failed (RuntimeError: the worker could not go on)" in str(outcome.reason)
+        assert str(reader_home / WORKER_LOG_NAME) in str(outcome.reason)
