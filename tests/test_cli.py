@@ -161,13 +161,68 @@ def test_verify_quote_and_batch(make_file, tmp_path):
         )
     )
     completed = run("verify", str(path), "--batch", str(batch), "--json")
-    assert completed.returncode == 0, completed.stderr
+    assert completed.returncode == 1, completed.stderr  # two of the four missed
     results = [json.loads(line) for line in completed.stdout.splitlines()]
     assert [r["status"] for r in results] == ["exact", "miss", "exact", "miss"]
     expected_keys = {"status", "reason", "chunk_id", "start", "end", "page", "score", "occurrences"}
     assert all(expected_keys <= set(r) for r in results)
     assert results[1]["start"] is None and results[1]["end"] is None
     assert results[2]["occurrences"] == 40
+
+
+def test_verify_exits_0_when_the_quote_is_found_and_1_when_it_is_missed(make_file):
+    path = make_file("doc.txt", TEXT.encode())
+    found = run("verify", str(path), "--quote", "the fee is 36 dollars")
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.startswith('exact: "the fee is 36 dollars" at chars ')
+
+    missed = run("verify", str(path), "--quote", "the fee is 37 dollars")
+    assert missed.returncode == 1, missed.stderr
+    assert missed.stdout == (
+        'miss: "the fee is 37 dollars" not found: the quote was not found anywhere in '
+        "the document\n"
+    )
+    assert missed.stderr == ""
+    as_json = run("verify", str(path), "--quote", "the fee is 37 dollars", "--json")
+    assert as_json.returncode == 1 and json.loads(as_json.stdout)["status"] == "miss"
+
+
+def test_verify_batch_exits_1_if_any_quote_misses_and_names_each_missed_quote(make_file, tmp_path):
+    path = make_file("doc.txt", TEXT.encode())
+    chunks = json.loads(run("chunks", str(path), "--json").stdout)
+    cited = next(c for c in chunks if "Section 12 " in c["text"])["id"]
+    long_quote = "the fee is 36 dollars and " + "the payment is not due weekly " * 5
+    lines = {
+        "found": json.dumps({"quote": "the fee is 36 dollars", "source": cited}),
+        "elsewhere": json.dumps({"quote": "the fee is 3 dollars", "source": cited}),
+        "long": json.dumps({"quote": long_quote}),
+        "broken": "not json",
+    }
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text(lines["found"] + "\n", encoding="utf-8")
+    assert run("verify", str(path), "--batch", str(batch)).returncode == 0
+
+    batch.write_text("\n".join(lines.values()), encoding="utf-8")
+    completed = run("verify", str(path), "--batch", str(batch))
+    assert completed.returncode == 1, completed.stderr
+    found, elsewhere, long, broken = completed.stdout.splitlines()
+    assert found.startswith('exact: "the fee is 36 dollars" at chars ')
+    assert elsewhere.startswith('miss: "the fee is 3 dollars" not found: the quote is in chunk ')
+    assert elsewhere.endswith(f"not in the cited chunk {cited}")
+    shown = long.split('"')[1]
+    assert len(shown) == 60 and shown.endswith("…") and long_quote.startswith(shown[:-1])
+    assert long.startswith('miss: "the fee is 36 dollars and the payment') and "not found: " in long
+    assert broken == "miss: line 4 of the batch is not valid JSON"
+    assert "None" not in completed.stdout
+
+
+def test_verify_help_documents_its_exit_status():
+    shown = " ".join(CliRunner().invoke(cli, ["verify", "--help"]).output.split())
+    assert (
+        "Exit status: 0 when every quote is found (exact or fuzzy), 1 when any quote is missed"
+        in shown
+    )
+    assert "2 when the check cannot be made" in shown
 
 
 def test_verify_needs_a_quote_or_a_batch(make_file):

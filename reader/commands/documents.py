@@ -17,6 +17,9 @@ from reader.textsafe import one_line
 if TYPE_CHECKING:
     from reader.batch import BatchProgress, BatchReport, FileOutcome
 
+# ``reader verify``'s status when a quote was not found: the check ran, the quote failed it.
+QUOTE_MISSED = 1
+
 
 @cli.command(
     help="Add documents to the library (PDF, EPUB, XPS, MOBI, FB2, CBZ, TXT, MD): files, and "
@@ -316,6 +319,7 @@ def verify(
             requests = [{"quote": quote, "source": source}]
         else:
             requests = list(_read_batch(batch))
+        any_missed = False
         for request in requests:
             if "error" in request:
                 result: dict[str, Any] = {
@@ -330,17 +334,27 @@ def verify(
                 }
             else:
                 result = verifier.verify(request["quote"], request.get("source")).to_json()
+            if result["status"] == "miss":
+                any_missed = True
             if as_json:
                 echo_json(result)
             else:
-                where = (
-                    f" chars {result['start']}-{result['end']}, page {result['page']},"
-                    if result["start"] is not None
-                    else ""
-                )
-                click.echo(
-                    f"{result['status']}:{where} chunk {result['chunk_id']}: {result['reason']}"
-                )
+                click.echo(_verification_line(request.get("quote"), result))
+    if any_missed:
+        sys.exit(QUOTE_MISSED)
+
+
+def _verification_line(quote: str | None, result: dict[str, Any]) -> str:
+    """``exact: "QUOTE" at chars 10-31, page 2, chunk ID: REASON``, or for a miss
+    ``miss: "QUOTE" not found: REASON`` (a batch line that holds no quote: its problem)."""
+    shown = f'"{one_line(quote, limit=60)}" ' if quote is not None else ""
+    reason = one_line(str(result["reason"]))
+    if result["status"] == "miss":
+        return f"miss: {shown}not found: {reason}" if shown else f"miss: {reason}"
+    return (
+        f"{result['status']}: {shown}at chars {result['start']}-{result['end']}, "
+        f"page {result['page']}, chunk {result['chunk_id']}: {reason}"
+    )
 
 
 @cli.command(
