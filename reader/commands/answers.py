@@ -117,11 +117,24 @@ def history(doc: str | None, limit: int, as_json: bool) -> None:
     with open_library() as library:
         doc_id = library.resolve(doc).id if doc else None
         answers = [reverify(library, a) for a in library.store.answers(doc_id, limit=limit)]
+        titles = library.store.titles(sorted({d for answer in answers for d in answer.doc_ids}))
     if as_json:
-        echo_json([answer.to_json() for answer in answers])
+        echo_json(
+            [
+                {
+                    **answer.to_json(),
+                    "documents": [
+                        {"id": doc_id, "title": titles.get(doc_id)} for doc_id in answer.doc_ids
+                    ],
+                }
+                for answer in answers
+            ]
+        )
         return
     for answer in answers:
         click.echo(f"#{answer.id} {answer.created_at}  {one_line(answer.question)}")
+        about = "; ".join(_document_name(doc_id, titles) for doc_id in answer.doc_ids)
+        click.echo(f"    about {about or 'no document'}")
         click.echo(
             f"    {verification_summary(answer)}; model {one_line(answer.model)}, {answer.mode}"
         )
@@ -134,6 +147,9 @@ def stats(as_json: bool) -> None:
 
     with open_library() as library:
         figures = verification_stats(library.store.answer_rows())
+        titles = library.store.titles(list(figures["by_document"]))
+    for doc_id, row in figures["by_document"].items():
+        row["title"] = titles.get(doc_id)
     if as_json:
         echo_json(figures)
         return
@@ -146,17 +162,26 @@ def stats(as_json: bool) -> None:
         f"({overall['reanchored']} linked to the sentence that says it); "
         f"evidence sentences shown: {overall['evidence_shown']}"
     )
-    for title in ("by_model", "by_document", "by_day"):
-        click.echo(f"{title.replace('_', ' ')}:")
-        for key, row in figures[title].items():
+    for grouping in ("by_model", "by_document", "by_day"):
+        click.echo(f"{grouping.replace('_', ' ')}:")
+        for key, row in figures[grouping].items():
+            name = _document_name(key, titles) if grouping == "by_document" else one_line(key)
             click.echo(
-                f"  {one_line(key)}: {row['answers']} answers, {row['model_claims']} model "
+                f"  {name}: {row['answers']} answers, {row['model_claims']} model "
                 f"claims, {_percent(row['model_verified_rate'])} verified, "
                 f"{_percent(row['model_supported_rate'])} supported; "
                 f"{row['evidence_shown']} evidence sentences"
             )
     if figures.get("alert"):
         click.echo(f"warning: {figures['alert']}")
+
+
+def _document_name(doc_id: str, titles: dict[str, str]) -> str:
+    """A document's title and id, or its id and that it is gone from the library."""
+    if doc_id not in titles:
+        return f"{doc_id} (no longer in the library)"
+    title = one_line(titles[doc_id], limit=60)
+    return f"{title} ({doc_id})" if title else doc_id
 
 
 def _ratio_text(value: float | None) -> str:

@@ -282,15 +282,33 @@ def search(query: str, doc: str | None, limit: int, as_json: bool) -> None:
     with open_library() as library:
         doc_id = library.resolve(doc).id if doc else None
         hits = library.search(query, doc_id=doc_id, limit=limit)
+        titles = library.store.titles(sorted({hit.chunk.doc_id for hit in hits}))
     if as_json:
-        echo_json([{**hit.chunk.to_json(), "score": round(hit.score, 4)} for hit in hits])
+        echo_json(
+            [
+                {
+                    **hit.chunk.to_json(),
+                    "title": titles.get(hit.chunk.doc_id),
+                    "score": round(hit.score, 4),
+                }
+                for hit in hits
+            ]
+        )
         return
     for hit in hits:
         preview = one_line(hit.chunk.text)[:100]
-        click.echo(f"{hit.score:7.3f}  {hit.chunk.id}  p{hit.chunk.page_start}  {preview}")
+        # Within one document its title would only repeat; across the library it says where.
+        shown = titles.get(hit.chunk.doc_id) or hit.chunk.doc_id
+        title = "" if doc_id else f"{one_line(shown, limit=40)}, "
+        click.echo(f"{hit.score:7.3f}  {hit.chunk.id}  {title}p{hit.chunk.page_start}  {preview}")
 
 
-@cli.command(help="Check a quote against a document, or a batch of quotes (JSON lines).")
+@cli.command(
+    help="Check a quote against a document, or a batch of quotes (JSON lines).\n\n"
+    "Exit status: 0 when every quote is found (exact or fuzzy), 1 when any quote is "
+    "missed (the text output says which and why), 2 when the check cannot be made "
+    "(no such document, a file that cannot be read, wrong options)."
+)
 @click.argument("doc")
 @click.option("--quote", help="The quote to check.")
 @click.option("--source", help="The chunk id the quote claims to come from.")
