@@ -109,6 +109,19 @@ def make_file(tmp_path: Path) -> Callable[[str, bytes], Path]:
     return make
 
 
+def required_tool(name: str) -> str:
+    """A program the window and installer tests drive: a missing one fails, naming the
+    packages that bring it (README, Develop; .ci/run installs them)."""
+    import shutil
+
+    path = shutil.which(name)
+    assert path, (
+        f"{name} is not installed: sudo apt install xvfb xauth weston desktop-file-utils "
+        "util-linux (README, Develop)"
+    )
+    return path
+
+
 def corpus_dir() -> Path:
     """The shared corpus; required in CI, skipped with a reason elsewhere."""
     if CORPUS.is_dir():

@@ -83,7 +83,14 @@ def load_items(path: Path) -> list[EvalItem]:
 
 
 def _reader_items(path: Path, data: dict[str, Any]) -> list[EvalItem]:
-    corpus = (path.parent / data.get("corpus", ".")).resolve()
+    named = data.get("corpus", ".")
+    corpus = (path.parent / named).resolve()
+    if not corpus.is_dir():
+        raise ReaderError(
+            f"The documents of {path.name} are not at {corpus} (it names its corpus as "
+            f"'{named}', relative to itself): put the corpus folder there, or edit 'corpus' "
+            "in the file."
+        )
     return [
         EvalItem(
             question=q["question"],

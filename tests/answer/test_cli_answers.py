@@ -232,3 +232,18 @@ def test_eval_on_a_long_document_question_file(tmp_path):
     path.write_text(json.dumps(questions), encoding="utf-8")
     completed = reader("eval", str(path), "--mode", "passages")
     assert completed.returncode == 2 and "evidence is not in the document" in completed.stderr
+
+
+def test_eval_without_its_corpus_says_where_it_looked(tmp_path):
+    questions = {
+        "corpus": "../../../shared/corpus",
+        "questions": [{"id": "q", "document": "a.pdf", "question": "What?", "answers": []}],
+    }
+    folder = tmp_path / "clone" / "bench" / "qa"
+    folder.mkdir(parents=True)
+    (folder / "long.json").write_text(json.dumps(questions), encoding="utf-8")
+    completed = reader("eval", str(folder / "long.json"), "--mode", "passages")
+    assert completed.returncode == 2
+    assert completed.stderr.count("\n") == 1
+    assert f"are not at {tmp_path / 'shared' / 'corpus'}" in completed.stderr
+    assert "'../../../shared/corpus', relative to itself" in completed.stderr

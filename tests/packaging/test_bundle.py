@@ -27,7 +27,7 @@ from bench.fetch_models import MODELS, default_dest
 from reader import __version__
 from reader.answer.catalogue import INSTALLER_MODEL
 from reader.ingest import document_id
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT, required_tool
 
 pytestmark = pytest.mark.slow
 
@@ -50,13 +50,6 @@ UNUSED = [
     "tkinter",
     "pymupdf/layout",
 ]
-
-
-def required_tool(name: str) -> str:
-    """Tools the checks need; .ci/run installs them, so a missing one is a failure."""
-    path = shutil.which(name)
-    assert path, f"{name} is not installed: .ci/run installs it (see its apt-get line)"
-    return path
 
 
 def installer_model() -> Path:

@@ -24,15 +24,9 @@ from reader.ui.platform import (
     missing_libraries,
     platform_candidates,
 )
+from tests.conftest import required_tool
 
 QT_ABORT = "Could not load the Qt platform plugin"
-
-
-def required_tool(name: str) -> str:
-    """.ci/run installs these (see its apt-get line): a missing one is a failure."""
-    path = shutil.which(name)
-    assert path, f"{name} is not installed: .ci/run installs it"
-    return path
 
 
 def qt_platforms() -> Path:
