@@ -34,6 +34,7 @@ SETTINGS_DEFAULTS: dict[str, object] = {
     "server_connect_timeout": 10.0,
     "server_first_token_timeout": 120.0,
     "server_between_tokens_timeout": 60.0,
+    "server_answer_timeout": 600.0,
     "threads": None,  # None: the cores no other program is busy on (up to 8), per generation
     "context_size": 4096,
     "mode": "auto",

@@ -50,16 +50,21 @@ class ServerTimeouts:
     - ``between_tokens``: the longest silence once the answer has started.
       Tokens come many times a second; a minute of nothing means a hung
       server or a dropped connection.
+    - ``answer``: the whole answer, from sending the question to its last
+      token. Each wait above can be kept short by a server that sends a byte
+      or a blank token now and then; this one it cannot. An answer of a few
+      hundred tokens from a CPU-only server takes a minute or two: 10 minutes.
     """
 
     connect: float = 10.0
     first_token: float = 120.0
     between_tokens: float = 60.0
+    answer: float = 600.0
 
     @classmethod
     def all(cls, seconds: float) -> ServerTimeouts:
-        """One limit for every wait (``--timeout``)."""
-        return cls(seconds, seconds, seconds)
+        """One limit for every wait and for the whole answer (``--timeout``)."""
+        return cls(seconds, seconds, seconds, seconds)
 
 
 class ServerBackend:
@@ -104,18 +109,20 @@ class ServerBackend:
                     connection.connect(self.timeouts.connect)
                 except DeadlinePassed:
                     raise self._timed_out("connect") from None
-                first_deadline = time.monotonic() + self.timeouts.first_token
+                now = time.monotonic()
+                last_deadline = now + self.timeouts.answer
+                first_deadline = now + self.timeouts.first_token
                 try:
-                    connection.send(
-                        self._request(endpoint, messages, grammar, max_tokens), first_deadline
-                    )
-                    head = connection.read_head(first_deadline)
+                    waiting = min(first_deadline, last_deadline)
+                    connection.send(self._request(endpoint, messages, grammar, max_tokens), waiting)
+                    head = connection.read_head(waiting)
                 except DeadlinePassed:
-                    raise self._timed_out("first_token") from None
+                    wait = _which("first_token", first_deadline, last_deadline)
+                    raise self._timed_out(wait) from None
             except StreamCancelled:
                 return Generation(text="", seconds=time.perf_counter() - started, cancelled=True)
             self._check_head(connection, head)
-            pieces = self._pieces(connection, head, usage, first_deadline)
+            pieces = self._pieces(connection, head, usage, first_deadline, last_deadline)
             generation = _collect(pieces, on_token, cancel, started)
         if cancel is not None and cancel.is_set():
             generation.cancelled = True
@@ -206,14 +213,17 @@ class ServerBackend:
         head: Head,
         usage: dict[str, int],
         first_deadline: float,
+        last_deadline: float,
     ) -> Iterator[str]:
-        """The content of each event as it arrives, until [DONE] or the end of the body."""
+        """The content of each event as it arrives, until [DONE] or the end of the body;
+        no wait goes past ``last_deadline``, the whole answer's."""
         if "application/json" in head.headers.get("content-type", "").lower():
             # A server that ignored "stream": the whole answer in one object.
             try:
-                body = connection.read_body(MAX_ANSWER_BYTES, first_deadline)
+                body = connection.read_body(MAX_ANSWER_BYTES, min(first_deadline, last_deadline))
             except DeadlinePassed:
-                raise self._timed_out("first_token") from None
+                wait = _which("first_token", first_deadline, last_deadline)
+                raise self._timed_out(wait) from None
             except StreamCancelled:
                 return
             yield from self._event_pieces(body.decode("utf-8", "replace"), usage)
@@ -221,9 +231,9 @@ class ServerBackend:
         deadline, waiting_for = first_deadline, "first_token"
         while True:
             try:
-                lines = connection.read_lines(deadline)
+                lines = connection.read_lines(min(deadline, last_deadline))
             except DeadlinePassed:
-                raise self._timed_out(waiting_for) from None
+                raise self._timed_out(_which(waiting_for, deadline, last_deadline)) from None
             except StreamCancelled:
                 return
             if lines is None:
@@ -291,6 +301,12 @@ class ServerBackend:
                 f"{self.timeouts.connect:g} s; check that it is running and reachable, or "
                 "allow longer with the connect timeout in Settings or --timeout."
             )
+        if wait == "answer":
+            return ModelError(
+                f"The model server at {self.url} did not finish its answer within "
+                f"{self.timeouts.answer:g} s; it may be overloaded: try again, or allow longer "
+                "with the whole-answer timeout in Settings or --timeout."
+            )
         if wait == "first_token":
             return ModelError(
                 f"The model server at {self.url} did not start answering within "
@@ -309,3 +325,8 @@ class ServerBackend:
             f"{shown(data, 80)}); check that the URL is an OpenAI-compatible "
             "chat-completions server."
         )
+
+
+def _which(wait: str, deadline: float, last_deadline: float) -> str:
+    """The limit that ran out: the wait's own, or the whole answer's if it came first."""
+    return "answer" if last_deadline < deadline else wait

@@ -73,6 +73,7 @@ def server_timeouts(settings: dict[str, object], timeout: float | None = None) -
         connect=seconds("server_connect_timeout", defaults.connect),
         first_token=seconds("server_first_token_timeout", defaults.first_token),
         between_tokens=seconds("server_between_tokens_timeout", defaults.between_tokens),
+        answer=seconds("server_answer_timeout", defaults.answer),
     )
 
 

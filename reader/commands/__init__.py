@@ -17,8 +17,9 @@ from reader.library import Library
 
 EXPECTED_FAILURE = 2
 TIMEOUT_HELP = (
-    "Seconds reader waits on a model server at each step: to connect, for the first token "
-    "and between tokens (without it: the settings, by default 10, 120 and 60)."
+    "Seconds reader waits on a model server at each step (to connect, for the first token, "
+    "between tokens) and for the whole answer; without it: the settings, by default 10, "
+    "120, 60 and 600."
 )
 
 

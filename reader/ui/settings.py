@@ -101,6 +101,10 @@ class SettingsDialog(QDialog):
         self.between_tokens_timeout = _seconds_box(
             timeouts.between_tokens, "The longest silence allowed once the answer has started."
         )
+        self.answer_timeout = _seconds_box(
+            timeouts.answer,
+            "The longest a whole answer may take, however the server keeps the waits above short.",
+        )
         self.mode = QComboBox()
         self.mode.addItems(["auto", "constrained", "free", "passages"])
         self.mode.setCurrentText(str(settings.get("mode") or "auto"))
@@ -111,6 +115,7 @@ class SettingsDialog(QDialog):
         form.addRow("Server c&onnect timeout:", self.connect_timeout)
         form.addRow("Server &first-token timeout:", self.first_token_timeout)
         form.addRow("Server timeout bet&ween tokens:", self.between_tokens_timeout)
+        form.addRow("Server w&hole-answer timeout:", self.answer_timeout)
         form.addRow("&Threads:", self.threads)
         form.addRow("&Context size:", self.context)
         form.addRow("&Quoting:", self.mode)
@@ -192,6 +197,7 @@ class SettingsDialog(QDialog):
                 "server_connect_timeout": self.connect_timeout.value(),
                 "server_first_token_timeout": self.first_token_timeout.value(),
                 "server_between_tokens_timeout": self.between_tokens_timeout.value(),
+                "server_answer_timeout": self.answer_timeout.value(),
                 "threads": self.threads.value() or None,
                 "context_size": self.context.value(),
                 "mode": self.mode.currentText(),

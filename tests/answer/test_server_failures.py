@@ -32,6 +32,7 @@ from tests.answer.fake_server import (
     event,
     html_page,
     megabyte_stream,
+    read_request,
     sse,
 )
 
@@ -55,7 +56,13 @@ def serve() -> Iterator[Callable[[Handler | None], FakeServer]]:
 
 
 def backend(url: str, **timeouts: float) -> ServerBackend:
-    waits = {"connect": LONG, "first_token": LONG, "between_tokens": LONG, **timeouts}
+    waits = {
+        "connect": LONG,
+        "first_token": LONG,
+        "between_tokens": LONG,
+        "answer": LONG,
+        **timeouts,
+    }
     return ServerBackend(url, "x", ServerTimeouts(**waits))
 
 
@@ -96,6 +103,38 @@ def test_a_stall_between_events_times_out(serve):
     )
     message = failure(serve(handler).url, between_tokens=SHORT)
     assert "sent nothing for 0.3 s in the middle of an answer" in message
+
+
+def dripping(piece: str, every: float) -> Handler:
+    """A server that answers, and never stops: one event of ``piece`` every ``every``
+    seconds, each well within the wait between tokens."""
+
+    def handle(connection: socket.socket, stop: threading.Event) -> None:
+        read_request(connection)
+        connection.sendall(STREAM_HEAD)
+        while not stop.wait(every):
+            try:
+                connection.sendall(chunked(event(piece)))
+            except OSError:
+                return
+
+    return handle
+
+
+@pytest.mark.parametrize("piece", [" ", "The treaty"], ids=["blank tokens", "words"])
+def test_a_server_that_drips_forever_ends_at_the_whole_answer_deadline(serve, piece):
+    server = serve(dripping(piece, every=0.05))
+    started = time.monotonic()
+    message = failure(server.url, between_tokens=1.0, answer=0.6)
+    assert "did not finish its answer within 0.6 s" in message
+    assert "whole-answer timeout in Settings or --timeout" in message
+    assert time.monotonic() - started < 5
+
+
+def test_the_whole_answer_deadline_bounds_the_wait_for_the_first_token(serve):
+    handler = answering(STREAM_HEAD, then="stall")
+    message = failure(serve(handler).url, first_token=LONG, answer=SHORT)
+    assert "did not finish its answer within 0.3 s" in message
 
 
 def test_a_tls_handshake_that_stalls_times_out_connecting(serve):
@@ -419,8 +458,6 @@ def test_timeout_is_documented_and_checked(command):
     from reader.cli import cli
 
     help_text = " ".join(CliRunner().invoke(cli, [command, "--help"]).output.split())
-    assert (
-        "--timeout SECONDS" in help_text and "for the first token and between tokens" in help_text
-    )
+    assert "--timeout SECONDS" in help_text and "and for the whole answer" in help_text
     refused = CliRunner().invoke(cli, [command, "--timeout", "0", "x"])
     assert refused.exit_code == 2 and "--timeout" in refused.output

@@ -27,7 +27,7 @@ def test_timeouts_come_from_the_settings_and_timeout_sets_them_all():
     assert configured.timeouts == ServerTimeouts(3.0, 240.5, 15.0)
     overridden = make_backend(timeout=0.5)
     assert isinstance(overridden, ServerBackend)
-    assert overridden.timeouts == ServerTimeouts(0.5, 0.5, 0.5)
+    assert overridden.timeouts == ServerTimeouts(0.5, 0.5, 0.5, 0.5)
 
 
 def test_without_settings_the_timeouts_are_the_defaults():

@@ -23,8 +23,9 @@ def test_the_dialog_shows_the_default_server_timeouts(qtbot):
         dialog.connect_timeout.value(),
         dialog.first_token_timeout.value(),
         dialog.between_tokens_timeout.value(),
+        dialog.answer_timeout.value(),
     )
-    assert shown == (10.0, 120.0, 60.0)
+    assert shown == (10.0, 120.0, 60.0, 600.0)
 
 
 def test_edited_server_timeouts_are_saved_and_used(qtbot):
@@ -38,14 +39,16 @@ def test_edited_server_timeouts_are_saved_and_used(qtbot):
     dialog.model_name.setText("served-model")
     dialog.connect_timeout.setValue(2.5)
     dialog.between_tokens_timeout.setValue(90)
+    dialog.answer_timeout.setValue(240)
     dialog.save()
     settings = load_settings()
     assert settings["server_connect_timeout"] == 2.5
     assert settings["server_first_token_timeout"] == 300.0
     assert settings["server_between_tokens_timeout"] == 90.0
+    assert settings["server_answer_timeout"] == 240.0
     backend = make_backend()
     assert isinstance(backend, ServerBackend)
-    assert backend.timeouts == ServerTimeouts(2.5, 300.0, 90.0)
+    assert backend.timeouts == ServerTimeouts(2.5, 300.0, 90.0, 240.0)
 
 
 class FakeTesseract:
