@@ -49,6 +49,8 @@ from reader.store.sources import (
 CHANGED_NOTE = "changed since it was ingested; --update replaces the old version"
 # How often a wait for workers looks at the cancel flag, in seconds.
 _CANCEL_POLL = 0.2
+# A pool with files in flight and no worker alive for this long has died unnoticed.
+_DEAD_POOL_SECONDS = 5.0
 
 
 @dataclass
@@ -248,46 +250,84 @@ class BatchIngest:
         return self.report
 
     def _ingest(self, files: Sequence[Path], pool: ExtractionPool | None, first_index: int) -> None:
+        """Read and store each file, in worker processes when there is a pool.
+
+        A worker that dies (killed, out of memory, crashed in C) takes the pool with
+        it, and nothing tells which of the files in flight killed it: each of them is
+        read again alone, in a fresh pool, and refused only if it kills that one too.
+        The others are never blamed.
+        """
         pending: dict[Future[Extracted], _Planned] = {}
-        retried: set[int] = set()
         queue = list(enumerate(files, start=first_index))
+        alone: list[tuple[int, Path]] = []  # in flight when a worker died: read one by one
+        isolated = False  # the one file in flight is read alone
+        silent_polls = 0
         if pool is not None:
             # Largest first, so no worker is left with a long file while the others
             # idle at the end; outcomes are still told in the files' order.
             queue.sort(key=lambda item: -_size(item[1]))
-        while queue or pending:
+        while queue or alone or pending:
             if self.cancel.is_set():
                 raise ExtractionCancelled("Ingest cancelled.")
-            # One file read by each worker and one waiting: memory stays bounded.
-            if queue and (pool is None or len(pending) <= self.workers):
+            if pool is None:
                 planned = self._plan(*queue.pop(0))
-                if planned is None:
-                    continue
-                if pool is None:
+                if planned is not None:
                     self._store(planned, self._extract_here(planned))
-                else:
-                    submitted = pool.submit(planned.path, planned.doc_id, self.password, self.ocr)
-                    pending[submitted] = planned
                 continue
-            assert pool is not None
+            # A file to read alone goes once the pool is idle; the others one per worker
+            # and one waiting, so memory stays bounded.
+            if not isolated and (
+                (alone and not pending) or (not alone and queue and len(pending) <= self.workers)
+            ):
+                isolated = bool(alone)
+                planned = self._plan(*(alone or queue).pop(0))
+                if planned is None:
+                    isolated = False
+                    continue
+                try:
+                    submitted = pool.submit(planned.path, planned.doc_id, self.password, self.ocr)
+                except BrokenProcessPool:  # a worker died since the last wait
+                    self._lost(pool, [planned, *pending.values()], alone, isolated)
+                    pending.clear()
+                    isolated = False
+                    continue
+                pending[submitted] = planned
+                continue
             done, _ = wait(pending, timeout=_CANCEL_POLL, return_when=FIRST_COMPLETED)
+            # A pool whose workers are all gone and that never said so: not waited on for ever.
+            silent_polls = 0 if done or pool.has_live_worker() else silent_polls + 1
+            broken = silent_polls * _CANCEL_POLL >= _DEAD_POOL_SECONDS
             for future in done:
                 planned = pending.pop(future)
                 try:
                     extracted = future.result()
                 except BrokenProcessPool:
-                    # A worker died (killed, out of memory, crashed inside PyMuPDF) and
-                    # took the pool with it; every file it held is tried once more.
-                    for lost in [planned, *pending.values()]:
-                        if lost.index in retried:
-                            self._store(lost, pool.died_reading(lost.path, lost.doc_id))
-                        else:
-                            retried.add(lost.index)
-                            queue.insert(0, (lost.index, lost.path))
-                    pending.clear()
-                    pool.restart()
+                    broken = True
+                    pending[future] = planned
                     break
+                isolated = False
                 self._store(planned, extracted)
+            if broken:
+                self._lost(pool, list(pending.values()), alone, isolated)
+                pending.clear()
+                isolated = False
+                silent_polls = 0
+
+    def _lost(
+        self,
+        pool: ExtractionPool,
+        lost: list[_Planned],
+        alone: list[tuple[int, Path]],
+        isolated: bool,
+    ) -> bool:
+        """After a worker died: a file read alone is refused with why; the files that were
+        in flight beside others are to be read alone. The pool starts afresh."""
+        if isolated and len(lost) == 1:
+            self._store(lost[0], pool.died_reading(lost[0].path, lost[0].doc_id))
+        else:
+            alone.extend(sorted((item.index, item.path) for item in lost))
+        pool.restart()
+        return False
 
     def _extract_here(self, planned: _Planned) -> Extracted:
         def progress(done: int, total: int) -> None:

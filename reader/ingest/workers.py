@@ -281,6 +281,10 @@ class ExtractionPool:
         ended = [code for code in codes if code is not None and code != 0]
         return [code for code in ended if code != -signal.SIGTERM] or ended
 
+    def has_live_worker(self) -> bool:
+        processes = list(getattr(self._executor, "_processes", {}).values())
+        return any(process.is_alive() for process in processes)
+
     def restart(self) -> None:
         """Replace a pool whose worker died (killed, out of memory, crashed in C)."""
         self.stop()

@@ -159,3 +159,33 @@ def test_a_file_lost_twice_in_a_batch_is_refused_with_the_workers_error(
     for outcome in report.outcomes:
         assert "failed (RuntimeError: the worker could not go on)" in str(outcome.reason)
         assert str(reader_home / WORKER_LOG_NAME) in str(outcome.reason)
+
+
+class PoolWithAKiller(ExtractionPool):
+    """A pool whose worker is killed by SIGKILL whenever it reads ``killer.pdf``, as a
+    file that takes down PyMuPDF, or the kernel's out-of-memory killer, would do."""
+
+    def submit(self, path, doc_id, password, ocr=None):  # type: ignore[no-untyped-def]
+        if path.name == "killer.pdf":
+            ocr = DiesInTheWorker("kill")
+        return super().submit(path, doc_id, password, ocr)
+
+
+def test_a_file_that_kills_its_worker_is_refused_and_no_other_file_is_blamed(
+    tmp_path, library, monkeypatch
+):
+    # Files long enough to be in flight beside the killer when it strikes.
+    papers = many_pdfs(tmp_path / "papers", 8, pages=200)
+    (papers / "paper-02.pdf").rename(papers / "killer.pdf")
+    monkeypatch.setattr("reader.batch.ExtractionPool", PoolWithAKiller)
+    report = ingest_paths(library, [papers], workers=2)
+    states = {outcome.path.name: outcome.state for outcome in report.outcomes}
+    assert states.pop("killer.pdf") == "refused"
+    assert set(states.values()) == {"added"} and len(states) == 7
+    (refused,) = report.refused
+    assert "killed by SIGKILL" in str(refused.reason)
+    assert len(library.documents()) == 7
+    # A second run reads only the file that was refused, and refuses it again alone.
+    again = ingest_paths(library, [papers], workers=2)
+    assert [o.state for o in again.outcomes].count("refused") == 1
+    assert len(library.documents()) == 7
