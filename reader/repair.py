@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterator
@@ -346,16 +347,36 @@ def _remove_database(path: Path) -> None:
 
 
 def _swap(path: Path, fresh: Path) -> Path:
-    """Put the rebuilt library in place; keep the damaged one beside it."""
+    """Put the rebuilt library in place; keep the damaged one beside it.
+
+    The damaged file is kept under a second name first (a hard link, or a copy), and
+    the rebuilt one is then renamed over it: at every instant ``path`` is the old
+    library or the new one, never missing, so a process killed in between, or a
+    reader opening the library then, never finds an empty place where a new empty
+    library would be made.
+    """
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     kept = path.with_name(f"{path.name}.damaged-{stamp}")
     for old_file, kept_file in zip(_database_files(path), _database_files(kept), strict=True):
         if old_file.exists():
-            old_file.replace(kept_file)
+            _keep(old_file, kept_file)
     health.forget_healthy(path)
-    for new_file, final in zip(_database_files(fresh), _database_files(path), strict=True):
-        if new_file.exists():
-            new_file.replace(final)
+    # The old library's journal must never be read as the new one's: SQLite would
+    # replay its pages into the rebuilt file. The rebuilt one has none (checkpointed
+    # and closed), and the old one's is kept above.
+    for journal in _database_files(path)[1:]:
+        journal.unlink(missing_ok=True)
+    for journal in _database_files(fresh)[1:]:
+        journal.unlink(missing_ok=True)
+    fresh.replace(path)
     health.forget_healthy(fresh)
     health.mark_healthy(path)
     return kept
+
+
+def _keep(file: Path, second_name: Path) -> None:
+    """Give ``file`` a second name: a hard link where the file system allows one."""
+    try:
+        os.link(file, second_name)
+    except OSError:
+        shutil.copy2(file, second_name)

@@ -183,3 +183,35 @@ def test_repair_keeps_what_ocr_read_on_a_scanned_document(two_documents, make_sc
         assert after.ocr_words == before.ocr_words
         assert library.store.ocr_boxes(scan_id, 1) == boxes_before
         assert library.search("mooring ledger", doc_id=scan_id)
+
+
+def test_the_library_file_is_never_missing_while_the_repair_swaps_it_in(two_documents, monkeypatch):
+    """Before every file operation of the swap, the library is at its path: a process
+    killed at any of those instants leaves the old library or the new one there."""
+    import os as os_module
+    import shutil
+
+    import reader.repair
+
+    path = two_documents["path"]
+    overwrite_pages(path, two_documents["essay_pages"][3:5])
+    damaged = digest(path)
+    seen: list[bool] = []
+
+    def checked(operation):
+        def run(*args, **kwargs):
+            if Path(path).with_name(Path(path).name + ".repairing").exists():
+                seen.append(Path(path).exists())
+            return operation(*args, **kwargs)
+
+        return run
+
+    monkeypatch.setattr(reader.repair.os, "link", checked(os_module.link))
+    monkeypatch.setattr(shutil, "copy2", checked(shutil.copy2))
+    monkeypatch.setattr(Path, "replace", checked(Path.replace))
+    monkeypatch.setattr(Path, "unlink", checked(Path.unlink))
+    report = repair_library()
+    assert seen and all(seen), seen
+    assert report.damaged_copy is not None and digest(report.damaged_copy) == damaged
+    with Library() as library:
+        assert len(library.documents()) == 2
