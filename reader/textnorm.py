@@ -14,8 +14,9 @@ What the key folds together:
   Arabic presentation forms, full-width letters, the ellipsis;
 - case (``str.casefold``);
 - curly, straight and prime quotes and apostrophes; every dash and minus;
-- runs of whitespace and line breaks (one space), and whitespace between two
-  CJK characters (none: some PDFs space every ideograph);
+- runs of whitespace and line breaks (one space), and whitespace beside a
+  CJK character (none: some PDFs space every ideograph, and OCR spaces the
+  digits and Latin letters of a Chinese sentence: "2017 年 9 月 7 日 ,");
 - soft hyphens and zero-width characters (removed);
 - hyphens between two letters, with or without a line break after them
   (removed), so "con-\\ntinued", "continued" and "well-known"/"wellknown"
@@ -38,15 +39,20 @@ _SINGLE_QUOTES = "'`\u2018\u2019\u201a\u201b\u2032\u2035\u00b4\u02bc\u02b9\uff07
 _DOUBLE_QUOTES = '"\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u02ba\uff02'
 _DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2043\ufe58\ufe63\uff0d\u2e3a\u2e3b"
 
-_CJK = (
-    "\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3130-\u318f"
-    "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff00-\uffef"
+# The letters of Chinese, Japanese and Korean (ideographs, kana, Hangul), as a
+# regular-expression class body: scripts whose words are not spaced, or whose
+# PDFs space every character.
+CJK_LETTERS = (
+    "\u1100-\u11ff\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
+    "\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff"
 )
+# ... and their punctuation and full-width forms.
+CJK_CHARACTERS = CJK_LETTERS + "\u2e80-\u2fdf\u3000-\u303f\uff00-\uffef"
 _LETTER_BEFORE = r"(?:(?<=[^\W\d_])|(?<=[\u0300-\u036f]))"
 _LETTER_AFTER = r"(?=[^\W\d_])"
 # Characters of the first-pass key that the second pass deletes: a hyphen
-# joining two letters (and any spaces after it), spaces between two CJK
-# characters, every space or dash after the first in a run ("--" typed
+# joining two letters (and any spaces after it), spaces beside a CJK
+# character, every space or dash after the first in a run ("--" typed
 # for an em dash), and the space between a word's closing full stop (or
 # colon, semicolon, question or exclamation mark) and the next word, which
 # PDFs often leave out ("copyright.When").
@@ -54,7 +60,7 @@ _DELETIONS = re.compile(
     _LETTER_BEFORE
     + r"- *"
     + _LETTER_AFTER
-    + rf"|(?<=[{_CJK}]) +(?=[{_CJK}])"
+    + rf"|(?<=[{CJK_CHARACTERS}]) +| +(?=[{CJK_CHARACTERS}])"
     + r"|(?<= ) +"
     + r"|(?<=-)-+"
     + r"|(?<=[.!?;:]) +(?=[^\W\d_])"
@@ -166,7 +172,7 @@ def _first_pass_origin(text: str, first_length: int, offset: int = 0) -> array:
     return origin
 
 
-_CJK_CHAR = re.compile(f"[{_CJK}]")
+_CJK_CHAR = re.compile(f"[{CJK_CHARACTERS}]")
 
 
 def search_form(text: str) -> str:

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
 from reader.ingest.chunking import sentence_spans
 from reader.records import Chunk
-from reader.textnorm import normalize_key
+from reader.textnorm import CJK_LETTERS, normalize_key
 from reader.verify.grounding import STOPWORDS, stem, words
 
 MIN_SENTENCE_CHARS = 25
@@ -59,6 +59,22 @@ _QUESTION_FORMS = frozenset(
 )
 _NUMBER = re.compile(r"\d")
 _YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
+# A Chinese or Japanese date: "2018年1月16日", "一九三七年八月一日".
+_CJK_DATE = re.compile(r"(?:\d{1,4}|[〇零一二三四五六七八九十]+)\s*[年月日]")
+_CJK_PAIR = re.compile(f"[{CJK_LETTERS}]{{2}}")
+# What a Chinese, Japanese or Korean question asks with, and its particles:
+# cut out of the question's runs of characters before those are paired, so
+# that "公司负责人是谁" asks for "公司负责人", not also for "人是" and "是谁".
+_CJK_QUESTION_FORMS = re.compile(
+    "为什么|什么|怎么|怎样|如何|哪一?[家个位些里儿年天种条项]?|谁|多少|几|何时|为何|是否|请问|吗|呢|是|的|了"
+    "|なぜ|どこ|いつ|だれ|誰|どの|どれ|どう|いくつ|いくら|何|です|ます|か|は|が|を|の|に|で|と|も"
+    "|무엇|누구|언제|어디|어떻게|얼마|몇"
+)
+_CJK_NUMBER_QUESTION = re.compile("多少|几|多长|多大|多高|多久|いくつ|いくら|몇|얼마")
+_CJK_DATE_QUESTION = re.compile("何时|什么时候|哪一?天|哪一?年|什么日期|いつ|언제")
+# Cuts a run of CJK characters and survives normalisation (a space beside a CJK
+# character would vanish there).
+_CJK_BREAK = "\u3001"
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
 _LEADER_DOTS = re.compile(r"(?:\.\s?){4,}|_{4,}")
 _SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
@@ -95,9 +111,13 @@ class Evidence:
 
 
 def question_terms(question: str) -> list[str]:
-    """The question's content words, in order, without question forms."""
+    """The question's content words, in order, without question forms.
+
+    A run of CJK characters gives its pairs of characters (see ``matching_terms``), the
+    question's own words ("是谁", "多少") cut out first.
+    """
     seen: list[str] = []
-    for token in words(question):
+    for token in matching_terms(_CJK_QUESTION_FORMS.sub(_CJK_BREAK, question)):
         if token in STOPWORDS or token in _QUESTION_FORMS or len(token) < 2:
             continue
         if token not in seen:
@@ -105,7 +125,40 @@ def question_terms(question: str) -> list[str]:
     return seen
 
 
+def matching_terms(text: str) -> list[str]:
+    """The words of ``text`` as evidence matches them: a run of CJK characters as its
+    overlapping pairs, since one character is seldom a word and a run is a phrase."""
+    return words(text, cjk_pairs=True)
+
+
+def _term_weights(
+    terms: list[str], rarity: Callable[[list[str]], dict[str, float]]
+) -> dict[str, float]:
+    """Each term's rarity; a pair of CJK characters weighs what its rarer character
+    does, since the index counts characters (a pair is at least that rare)."""
+    pairs = [term for term in terms if _CJK_PAIR.fullmatch(term)]
+    characters = [char for pair in pairs for char in pair]
+    looked_up = rarity([term for term in terms if term not in pairs] + characters)
+    for pair in pairs:
+        looked_up[pair] = max(looked_up.get(char, 1.0) for char in pair)
+    return looked_up
+
+
+def _word_count(terms: Collection[str], cjk_pairs: Collection[str]) -> int:
+    """How many words ``terms`` make: one each, but pairs of CJK characters (those of
+    ``cjk_pairs``) overlap ("当事", "事人" are the one word "当事人"), so they make a
+    word for every two characters they cover."""
+    if not cjk_pairs:
+        return len(terms)
+    pairs = [term for term in terms if term in cjk_pairs]
+    return len(terms) - len(pairs) + len({char for pair in pairs for char in pair}) // 2
+
+
 def _expected_kind(question: str) -> str | None:
+    if _CJK_DATE_QUESTION.search(question):
+        return "year"
+    if _CJK_NUMBER_QUESTION.search(question):
+        return "number"
     lowered = question.lower()
     if re.search(
         r"\bhow (many|much|long|old|often|large|big|far)\b|\bwhat (percentage|share|"
@@ -136,16 +189,18 @@ def choose_evidence(
     if not terms:
         return []
     term_stems = [stem(term) for term in terms]
-    weights = rarity(terms)
+    weights = _term_weights(terms, rarity)
     weight_of = {s: max(weights.get(t, 1.0), 0.1) for t, s in zip(terms, term_stems, strict=True)}
     total = sum(weight_of.values())
     rarest = max(weight_of, key=weight_of.__getitem__)
+    cjk_pairs = {s for s in weight_of if _CJK_PAIR.fullmatch(s)}
+    asked = _word_count(weight_of.keys(), cjk_pairs)
     pairs = set(pairwise(term_stems))
     kind = _expected_kind(question)
 
     scored: list[Evidence] = []
     for rank, chunk in enumerate(ranked_chunks):
-        heading_stems = {stem(t) for t in words(chunk.heading_path)}
+        heading_stems = {stem(t) for t in matching_terms(chunk.heading_path)}
         in_heading = sum(weight_of[s] for s in heading_stems & weight_of.keys()) / total
         # Page furniture left out, so a sentence runs on across a page break.
         reading = chunk.reading_text
@@ -154,7 +209,7 @@ def choose_evidence(
             for start, end in sentence_spans(reading)
             if not _LEADER_DOTS.search(reading[start:end])  # a table of contents line
         ]
-        stems = [[stem(t) for t in words(reading[start:end])] for start, end in spans]
+        stems = [[stem(t) for t in matching_terms(reading[start:end])] for start, end in spans]
         keys = [normalize_key(reading[start:end]) for start, end in spans]
         # A sentence alone, or with the next one: the answer often follows the
         # sentence that names the topic ("They demanded $12,000..."). A sentence
@@ -199,8 +254,8 @@ def choose_evidence(
                         text,
                         score,
                         coverage,
-                        len(present),
-                        len(weight_of),
+                        _word_count(present, cjk_pairs),
+                        asked,
                         rarest in present,
                         tuple(keys[index : last + 1]),
                     )
@@ -260,7 +315,7 @@ def _kind_bonus(kind: str | None, sentence: str) -> float:
         return 0.15
     if kind == "reason" and _REASON.search(sentence):
         return 0.1
-    if kind == "year" and _YEAR.search(sentence):
+    if kind == "year" and (_YEAR.search(sentence) or _CJK_DATE.search(sentence)):
         return 0.15
     if kind == "name" and _NAME.search(sentence):
         return 0.05

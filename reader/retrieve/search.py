@@ -1,11 +1,17 @@
 """BM25 search over chunks that accepts any text a user types.
 
 User text never reaches FTS5's query syntax: it is split into words, each word
-becomes a quoted string (a run of CJK characters becomes a quoted phrase of
-single characters, matching how the index stores them), and the words are
-joined with OR so that BM25 ranks chunks by how many and how rare the matched
-words are. ``AND``, ``*``, quotes and brackets are therefore plain words or
-nothing at all, and never a syntax error.
+becomes a quoted string, and the words are joined with OR so that BM25 ranks
+chunks by how many and how rare the matched words are. ``AND``, ``*``, quotes
+and brackets are therefore plain words or nothing at all, and never a syntax
+error.
+
+The index holds every CJK character as a word of its own (see
+``reader.textnorm.search_form``), and a question's run of CJK characters is a
+whole clause ("公司负责人是谁"), which as one phrase would be found only where
+the document says exactly that. So a run is searched as its overlapping pairs
+of characters, each a phrase ("公 司" OR "司 负" OR ...): a chunk holding more
+of the run's words, and rarer ones, ranks higher, as with spaced words.
 
 In a large library a question of everyday words matches a large share of the
 chunks, and FTS5's bm25() costs about 2 µs for every row it scores. So a library
@@ -36,10 +42,10 @@ from dataclasses import dataclass
 from reader.records import SearchHit
 from reader.retrieve.word_counts import chunks_holding
 from reader.store.database import LibraryStore
+from reader.textnorm import CJK_LETTERS
 
-_CJK_LETTERS = "\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK_LETTERS}]+|[^\W{_CJK_LETTERS}]+")
-_CJK_CLASS = re.compile(f"[{_CJK_LETTERS}]")
+_TOKEN = re.compile(rf"[{CJK_LETTERS}]+|[^\W{CJK_LETTERS}]+")
+_CJK_CLASS = re.compile(f"[{CJK_LETTERS}]")
 MAX_QUERY_TERMS = 64
 # A word held by more than this share of a large library's chunks is left out
 # of the query: its weight (idf) is near zero, so the best chunks stay the same
@@ -185,8 +191,15 @@ def _weight(held: int, total: int) -> float:
 
 
 def _words(text: str) -> list[str]:
-    """The words of ``text`` as the index splits them, each once, in order."""
-    return list(dict.fromkeys(_TOKEN.findall(unicodedata.normalize("NFKC", text))))
+    """The words of ``text`` as the index splits them, each once, in order; a run of
+    CJK characters as its overlapping pairs (a run of one character as itself)."""
+    found: list[str] = []
+    for token in _TOKEN.findall(unicodedata.normalize("NFKC", text)):
+        if _is_cjk(token[0]) and len(token) > 1:
+            found.extend(token[index : index + 2] for index in range(len(token) - 1))
+        else:
+            found.append(token)
+    return list(dict.fromkeys(found))
 
 
 def _phrase(word: str) -> str:

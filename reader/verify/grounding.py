@@ -38,7 +38,7 @@ from functools import lru_cache
 import snowballstemmer
 
 from reader.records import Claim, Grounding, Verification
-from reader.textnorm import normalize_key
+from reader.textnorm import CJK_LETTERS, normalize_key
 from reader.verify.numbers import (
     COUNT_NOUNS,
     NUMBER_WORDS,
@@ -50,7 +50,8 @@ from reader.verify.numbers import (
 )
 
 _WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*", re.UNICODE)
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK_RUN = re.compile(f"[{CJK_LETTERS}]+")
+_CJK_PIECES = re.compile(f"([{CJK_LETTERS}]+)")
 _CLAUSE_BREAK = re.compile(r"[,;:.!?()]|\s(?:but|however|although|though|whereas|while)\s")
 
 # fmt: off
@@ -92,21 +93,31 @@ def stem(word: str) -> str:
     return str(_stemmer().stemWord(word))
 
 
-def words(text: str) -> list[str]:
+def words(text: str, cjk_pairs: bool = False) -> list[str]:
     """The words of ``text`` in matching form: folded like quotes are, lower case.
 
     A run of CJK characters becomes one word per character, since those
-    scripts do not separate words with spaces.
+    scripts do not separate words with spaces, and the digits or Latin letters
+    it runs into are words of their own ("2018年1月" is "2018", "年", "1",
+    "月"). With ``cjk_pairs``, a run becomes its overlapping pairs of characters
+    instead ("负责人" is "负责", "责人"; a run of one character is itself): a
+    pair tells a word from its characters' other uses, as search does.
     """
     folded = normalize_key(text).replace("n't", " not").replace("'", " ")
     # "12%", "12 per cent" and "12 percent" are one statement.
     folded = folded.replace("%", " percent ").replace("per cent", "percent")
     tokens: list[str] = []
     for token in _WORD.findall(folded):
-        if _CJK_RUN.search(token):
-            tokens.extend(char for char in token if not char.isspace())
-        else:
+        if not _CJK_RUN.search(token):
             tokens.append(token.strip(".,"))
+            continue
+        for piece in _CJK_PIECES.split(token):
+            if not _CJK_RUN.fullmatch(piece):
+                tokens.extend(part.strip(".,") for part in _WORD.findall(piece))
+            elif cjk_pairs and len(piece) > 1:
+                tokens.extend(piece[index : index + 2] for index in range(len(piece) - 1))
+            else:
+                tokens.extend(piece)
     return [token for token in tokens if token]
 
 

@@ -119,7 +119,7 @@ def test_a_narrowed_expression_scores_every_row_exactly_as_the_or_query(large):
                 compared += 1
     assert len(narrowed) >= 150
     assert compared >= 3_000
-    assert any('"孫 悟 空"' in expression for expression in narrowed)
+    assert any('"孫 悟"' in expression for expression in narrowed)  # a pair of a CJK run
     assert any('"café"' in expression for expression in narrowed)
 
 
