@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reader.config import ocr_settings
-from reader.errors import IngestError, ReaderError
+from reader.errors import IngestError, LibraryReadOnlyError, ReaderError, StoreError
 from reader.ingest import document_id, extractor_is_current
 from reader.ingest.files import check_document_file
 from reader.ingest.folders import FileSelection, select_files
@@ -34,6 +34,7 @@ from reader.ingest.workers import (
 )
 from reader.library import Library
 from reader.stale import stale_documents
+from reader.store import health
 from reader.store.database import LibraryStore
 
 if TYPE_CHECKING:
@@ -231,18 +232,23 @@ class BatchIngest:
         self._total = len(files) + len(selection.unreadable)
         for index, (folder, reason) in enumerate(selection.unreadable):
             self._finish(index, FileOutcome(folder, "refused", reason=reason))
+        if self.store.read_only and files:
+            # Said before any file is read: reading them all to refuse each is work for nothing.
+            self.store.writing()  # raises the library's own reason (read-only, disk full)
         pool = ExtractionPool(self.workers) if self.workers > 1 and len(files) > 1 else None
         indexed_before = self.store.indexed_chunks()
+        finished = False
         try:
             self._ingest(files, pool, first_index=len(selection.unreadable))
+            finished = True
         except (KeyboardInterrupt, ExtractionCancelled):
             self.report.cancelled = True
         finally:
             if pool is not None:
-                if self.report.cancelled:
-                    pool.stop()
-                else:
+                if finished:
                     pool.close()
+                else:  # cancelled, or the library can no longer be written
+                    pool.stop()
             self._tell(flush=True)
         if not self.report.cancelled and _worth_merging(indexed_before, self.store):
             self.store.merge_index()
@@ -379,6 +385,13 @@ class BatchIngest:
             self.store.add_document(document, chunks, source=planned.source)
         except ReaderError as error:
             self._finish(planned.index, FileOutcome(planned.path, "refused", reason=str(error)))
+            if isinstance(error, LibraryReadOnlyError) or health.disk_full(self.store.path):
+                # No later file could be stored either: stop before reading more.
+                added = self.report.count("added")
+                raise StoreError(
+                    f"{error} Ingest stopped: {added} files were added before; the others "
+                    "were not read."
+                ) from None
             return
         self.library.forget_verifier(document.id)
         outcome = FileOutcome(

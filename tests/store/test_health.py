@@ -152,3 +152,45 @@ def test_writing_to_a_read_only_store_is_refused_before_anything_is_written(lett
             library.remove(letter_library["doc_id"])
         library.store.read_only_reason = None
         assert len(library.documents()) == 1
+
+
+def test_a_folder_ingest_into_a_read_only_library_stops_before_reading_a_file(
+    letter_library, reader_home, tmp_path
+):
+    folder = tmp_path / "more"
+    folder.mkdir()
+    for n in range(3):
+        (folder / f"note-{n}.txt").write_text(f"Note {n} about the harbour and its moorings.")
+    home = shlex.quote(str(reader_home))
+    (ingest,) = in_mount_namespace(
+        f"mount --bind {home} {home}; mount -o remount,ro,bind {home}",
+        ["ingest", str(folder), "--workers", "2"],
+    )
+    assert ingest.returncode == 2
+    lines = ingest.stderr.strip().splitlines()
+    assert lines[-1].startswith("error: The library at") and "is read-only" in lines[-1]
+    # Nothing was read only to be refused: no file is named, no summary of refusals.
+    assert "note-" not in ingest.stderr and "refused" not in ingest.stderr
+
+
+def test_a_folder_ingest_on_a_full_disk_stops_with_one_message(tmp_path, monkeypatch):
+    home = tmp_path / "small-disk"
+    home.mkdir()
+    monkeypatch.setenv("READER_HOME", str(home))
+    letter = tmp_path / "letter.txt"
+    letter.write_text(LETTER, encoding="utf-8")
+    folder = tmp_path / "more"
+    folder.mkdir()
+    for n in range(3):
+        (folder / f"note-{n}.txt").write_text(f"Note {n} about the harbour and its moorings.")
+    quoted = shlex.quote(str(home))
+    ingest, ingest_folder = in_mount_namespace(
+        f"mount -t tmpfs -o size=2m tmpfs {quoted}",
+        ["ingest", str(letter)],
+        f"dd if=/dev/zero of={quoted}/filler bs=4096 2>/dev/null",  # the disk fills up
+        ["ingest", str(folder), "--workers", "2"],
+    )
+    assert ingest.returncode == 0, ingest
+    assert ingest_folder.returncode == 2
+    assert "the disk is full; free some disk space" in ingest_folder.stderr.splitlines()[-1]
+    assert "refused" not in ingest_folder.stderr
