@@ -35,6 +35,7 @@ from reader.ingest.ocr import (
     read_pages,
     require_tesseract,
 )
+from reader.ingest.titles import choose_title, first_pages_title, without_running_lines
 from reader.records import Furniture, Heading, OcrBox, OcrConfidence, OcrPageInfo
 
 PYMUPDF_TYPES = {
@@ -202,6 +203,7 @@ def _extract_pymupdf(
         except Exception:
             toc = []
         metadata_title = (document.metadata or {}).get("title") or ""
+        page_title = first_pages_title(document, page_block_lists, read_by_ocr)
 
     text, page_starts = _join_pages(page_texts)
     visible = len(text) - len(_WHITESPACE.findall(text))
@@ -235,8 +237,10 @@ def _extract_pymupdf(
     if toc:
         headings = _headings_from_outline(toc, page_texts, page_starts)
     else:
-        headings = _headings_from_layout(page_block_lists, page_starts)
-    title = metadata_title.strip() or (headings[0].title if headings else "") or path.stem
+        headings = without_running_lines(
+            _headings_from_layout(page_block_lists, page_starts), page_starts
+        )
+    title = choose_title([metadata_title, page_title], path.name)
     furniture = find_furniture(
         [
             PageLayout(blocks, height, start)
@@ -249,7 +253,7 @@ def _extract_pymupdf(
         text=text,
         page_starts=page_starts,
         kind=kind,
-        title=title[:200],
+        title=title,
         extractor=pymupdf_extractor_version() + (f"+{engine_name}" if read_by_ocr else ""),
         headings=headings,
         warnings=warnings,
@@ -465,17 +469,14 @@ def _extract_text(path: Path, kind: str) -> Extraction:
         raise EmptyDocumentError(f"{path.name} holds only whitespace: there is nothing to read.")
     headings = _markdown_headings(text) if kind == "markdown" else _text_headings(text)
     title_match = _GUTENBERG_TITLE.search(text[:5000])
-    if kind == "markdown" and headings:
-        title = headings[0].title
-    elif title_match:
-        title = title_match.group(1).strip()
-    else:
-        title = path.stem
+    candidates = [title_match.group(1)] if title_match else []
+    if kind == "markdown":
+        candidates[:0] = [heading.title for heading in headings if heading.offset < 5000]
     return Extraction(
         text=text,
         page_starts=page_starts,
         kind=kind,
-        title=title[:200],
+        title=choose_title(candidates, path.name),
         extractor=TEXT_EXTRACTOR,
         headings=headings,
     )
