@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reader.config import library_path, ocr_settings
-from reader.errors import DocumentNotFoundError
+from reader.errors import DocumentNotFoundError, ReaderError
 from reader.ingest import document_id, extractor_is_current, read_document
 from reader.ingest.files import check_document_file
+from reader.ingest.titles import MAX_TITLE
 from reader.records import Chunk, Document, SearchHit
 from reader.retrieve import search
 from reader.store import LibraryStore
@@ -138,6 +139,20 @@ class Library:
 
     def chunks(self, doc_id: str) -> list[Chunk]:
         return self.store.chunks(doc_id)
+
+    def rename(self, doc_id: str, title: str | None) -> str:
+        """Show the document under ``title`` everywhere from now on, also after its file
+        is ingested again; ``None`` goes back to the title read from the file. Returns
+        the title it now has."""
+        if title is not None:
+            title = " ".join(title.split())
+            if not title:
+                raise ReaderError("A document's title cannot be empty: give the new title.")
+            if len(title) > MAX_TITLE:
+                raise ReaderError(
+                    f"That title is {len(title)} characters long; give one of at most {MAX_TITLE}."
+                )
+        return self.store.rename_document(doc_id, title)
 
     def remove(self, doc_id: str) -> None:
         self.store.remove_document(doc_id)

@@ -1,4 +1,4 @@
-"""Commands on documents: ingest, list, text, chunks, search, verify, repair."""
+"""Commands on documents: ingest, list, rename, text, chunks, search, verify, repair."""
 
 from __future__ import annotations
 
@@ -234,6 +234,24 @@ def _list_stale(as_json: bool) -> None:
             f"{document.doc_id}  {document.state}  {one_line(document.title)}  "
             f"{one_line(document.path)}"
         )
+
+
+@cli.command(
+    help="Give a document the title it is shown under everywhere (DOC: a file path or a "
+    "document id); it stays when the file is ingested again. --reset goes back to the "
+    "title read from the file."
+)
+@click.argument("doc")
+@click.argument("title", required=False)
+@click.option("--reset", is_flag=True, help="Show the title read from the file again.")
+@click.option("--password", help="Password for an encrypted PDF not yet in the library.")
+def rename(doc: str, title: str | None, reset: bool, password: str | None) -> None:
+    if reset == (title is not None):
+        raise ReaderError('Give the new title (reader rename DOC "Title"), or --reset.')
+    with open_library() as library:
+        document = library.resolve(doc, password=password)
+        shown = library.rename(document.id, None if reset else title)
+    click.echo(f"{document.id}  {one_line(shown)}")
 
 
 @cli.command(help="Print a document's canonical text (DOC: a file path or a document id).")

@@ -165,17 +165,22 @@ class LibraryStore:
         """Store a document and its chunks (and the file they came from) in one
         transaction, replacing any old copy.
 
+        A title the user gave the document, or the version of it last ingested from
+        the same file, is kept: ``document.title`` becomes that title.
+
         Either everything lands or nothing does: a process that dies midway
         leaves the library as it was.
         """
         conn = self.writing()
+        extracted_title = document.title
         try:
             with conn:
+                document.title = self._user_title(document.id, source) or extracted_title
                 self.delete_document_rows(document.id)
                 conn.execute(
                     "INSERT INTO documents (id, title, path, kind, pages, chars, extractor, "
-                    "ingested_at, page_starts, headings, warnings, text, furniture, ocr) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "ingested_at, page_starts, headings, warnings, text, furniture, ocr, "
+                    "extracted_title) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
                         document.id,
                         document.title,
@@ -191,6 +196,7 @@ class LibraryStore:
                         document.text,
                         json.dumps([item.to_json() for item in document.furniture]),
                         json.dumps([info.to_json() for info in document.ocr_pages]),
+                        extracted_title,
                     ],
                 )
                 ocr_pages.write_pages(conn, document)
@@ -198,10 +204,40 @@ class LibraryStore:
                 if source is not None:
                     write_source(conn, source)
         except sqlite3.DatabaseError as error:
+            document.title = extracted_title
             raise StoreError(
                 f"Could not save {document.path} to the library ({error}); nothing was changed"
                 + ("; free some disk space and try again." if health.is_disk_full(error) else ".")
             ) from None
+
+    def _user_title(self, doc_id: str, source: SourceFile | None) -> str | None:
+        """The title the user gave this document, or else the document last ingested
+        from ``source``'s path (an earlier version of the file), if they renamed it."""
+        row = self.db.execute(
+            "SELECT title, extracted_title FROM documents WHERE id = ?", [doc_id]
+        ).fetchone()
+        if row is None and source is not None:
+            row = self.db.execute(
+                "SELECT d.title, d.extracted_title FROM source_files f "
+                "JOIN documents d ON d.id = f.doc_id WHERE f.path = ?",
+                [source.path],
+            ).fetchone()
+        return str(row[0]) if row is not None and row[0] != row[1] else None
+
+    def rename_document(self, doc_id: str, title: str | None) -> str:
+        """Show the document under ``title`` from now on, or under the title read from
+        its file again (``title`` None); returns the title it now has."""
+        with self.writing() as conn:
+            if title is None:
+                conn.execute("UPDATE documents SET title = extracted_title WHERE id = ?", [doc_id])
+            else:
+                conn.execute("UPDATE documents SET title = ? WHERE id = ?", [title, doc_id])
+        shown = self.titles([doc_id]).get(doc_id)
+        if shown is None:
+            raise DocumentNotFoundError(
+                f"No document with id {doc_id} in the library; `reader list` shows what is there."
+            )
+        return shown
 
     def ocr_words(self, doc_id: str) -> list[OcrConfidence]:
         """Every word OCR read in the document, with its confidence; none for a text layer."""

@@ -207,3 +207,13 @@ def ocr_pages(db: sqlite_utils.Database) -> None:
         )
         """
     )
+
+
+@migration(8)
+def extracted_titles(db: sqlite_utils.Database) -> None:
+    """The title read from the file, beside the title shown (``title``), which is the
+    user's when they renamed the document: a title differing from the file's own is
+    the user's, and a new ingest of the file keeps it. Documents stored before were
+    never renamed."""
+    db.execute("ALTER TABLE documents ADD COLUMN extracted_title TEXT NOT NULL DEFAULT ''")
+    db.execute("UPDATE documents SET extracted_title = title")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
     QInputDialog,
@@ -30,6 +30,7 @@ from reader.textsafe import one_line, rich_text_lines
 from reader.ui.ocr_labels import IngestStep, document_note, ingest_line, library_pages
 from reader.ui.workers import Task, TaskCancelled
 
+RENAME_ACTION = "rename-document"
 OPEN_FILTER = "Documents ({})".format(
     " ".join(f"*{suffix}" for suffix in [*PYMUPDF_TYPES, *TEXT_TYPES])
 )
@@ -47,6 +48,7 @@ class DocumentsMixin:
     # -- library -----------------------------------------------------------------------
 
     def refresh_library(self: MainWindow) -> None:
+        self._offer_rename()
         selected = self.current.id if self.current else None
         self.documents.clear()
         for record in self.library.documents():
@@ -62,6 +64,46 @@ class DocumentsMixin:
             self.documents.addItem(item)
             if record["id"] == selected:
                 self.documents.setCurrentItem(item)
+
+    def _offer_rename(self: MainWindow) -> None:
+        """Give the list its Rename action (F2, and in its context menu), once: the
+        list is built before the library is first shown."""
+        if self.documents.findChild(QAction, RENAME_ACTION) is not None:
+            return
+        action = QAction("Re&name…", self.documents)
+        action.setObjectName(RENAME_ACTION)
+        action.setShortcut(QKeySequence(Qt.Key.Key_F2))
+        action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        action.triggered.connect(self.rename_selected)
+        self.documents.addAction(action)
+        self.documents.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+
+    def rename_selected(self: MainWindow) -> bool:
+        """Ask for the selected document's new title and show it under that everywhere;
+        an empty title goes back to the one read from its file."""
+        item = self.documents.currentItem()
+        if item is None:
+            return False
+        doc_id = str(item.data(Qt.ItemDataRole.UserRole))
+        title, accepted = QInputDialog.getText(
+            self,
+            "Rename document",
+            "Title (leave it empty for the title read from the file):",
+            QLineEdit.EchoMode.Normal,
+            self.library.store.titles([doc_id]).get(doc_id, ""),
+        )
+        if not accepted:
+            return False
+        try:
+            shown = self.library.rename(doc_id, title.strip() or None)
+        except ReaderError as error:
+            self.show_error(error)
+            return False
+        if self.current is not None and self.current.id == doc_id:
+            self.current.title = shown
+            self._show_title(self.current)
+        self.refresh_library()
+        return True
 
     def choose_files(self: MainWindow) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, "Open documents", "", OPEN_FILTER)
@@ -232,10 +274,7 @@ class DocumentsMixin:
         document = self.library.document(doc_id)
         self.current = document
         self.text_view.set_document(document)
-        title = one_line(document.title)
-        ocr = document_note(document)
-        self.viewer_title.setText(f"{title} — {document.pages} pages" + (f", {ocr}" if ocr else ""))
-        self.setWindowTitle(f"{title} — reader")
+        self._show_title(document)
         self._fill_outline(document)
         self.page_view.show_message(
             "Click a claim to see its page."
@@ -245,6 +284,12 @@ class DocumentsMixin:
         self.refresh_history()
         self.document_shown.emit(doc_id)
         return document
+
+    def _show_title(self: MainWindow, document: Document) -> None:
+        title = one_line(document.title)
+        ocr = document_note(document)
+        self.viewer_title.setText(f"{title} — {document.pages} pages" + (f", {ocr}" if ocr else ""))
+        self.setWindowTitle(f"{title} — reader")
 
     def _fill_outline(self: MainWindow, document: Document) -> None:
         self.outline.clear()
