@@ -51,6 +51,11 @@ DEFAULT_LANGUAGES = ("eng",)
 # at its own resolution, and a coarser one at MIN_SCAN_DPI (``render_for_ocr``).
 OCR_DPI = 300
 MIN_SCAN_DPI = 200
+# The most pixels a page is rendered with for OCR: an A2 page at 300 dpi is 35
+# million. Tesseract's memory grows with the image (a one-page PDF 7,000 points
+# square, rendered at 300 dpi, is 850 million pixels and took it 3.4 GB and 49 s),
+# so a larger page is rendered at the resolution that fits.
+MAX_OCR_PIXELS = 40_000_000
 # An image covering this share of the page or more makes it a scan; images of a
 # twentieth of the page or more are its layers.
 SCAN_COVERS = 0.8
@@ -436,12 +441,21 @@ def render_for_ocr(page: pymupdf.Page, turn: int = 0) -> PageImage:
 def _render(page: pymupdf.Page, dpi: int, colour: bool, turn: int) -> PageImage:
     import pymupdf
 
+    dpi = min(dpi, fitting_dpi(page))
     matrix = pymupdf.Matrix(dpi / 72, dpi / 72).prerotate(turn)
     colourspace = pymupdf.csRGB if colour else pymupdf.csGRAY
     pixmap = page.get_pixmap(matrix=matrix, colorspace=colourspace, alpha=False)
     bounds = (page.rect * matrix).irect
     to_page = PixelsToPage(page, matrix, pymupdf.Point(bounds.x0, bounds.y0))
     return PageImage(_fast_png(pixmap, dpi), dpi, to_page)
+
+
+def fitting_dpi(page: pymupdf.Page) -> int:
+    """The highest resolution at which the page has at most ``MAX_OCR_PIXELS``."""
+    area = abs(page.rect) / (72 * 72)  # square inches
+    if area <= 0:
+        return OCR_DPI
+    return max(1, int(math.sqrt(MAX_OCR_PIXELS / area)))
 
 
 def _page_scan(page: pymupdf.Page) -> tuple[int, bool] | None:

@@ -24,6 +24,7 @@ from reader.ingest import read_document
 from reader.ingest.extract import extract
 from reader.ingest.layout import page_blocks, render_page, span_rects
 from reader.ingest.ocr import (
+    MAX_OCR_PIXELS,
     OcrSettings,
     OcrUnavailableError,
     PageImage,
@@ -274,6 +275,53 @@ def test_the_page_image_is_a_png_of_the_rendered_pixels(prose_scan):
 
 def decoded(image: PageImage) -> pymupdf.Pixmap:
     return pymupdf.Pixmap(image.data)
+
+
+def test_a_huge_page_is_rendered_within_the_pixel_budget(tmp_path):
+    """A tiny PDF with one 7,000-point page: at 300 dpi it would be 850 million pixels."""
+    path = tmp_path / "poster.pdf"
+    with pymupdf.open() as document:
+        page = document.new_page(width=7000, height=7000)
+        page.insert_text((100, 400), "A POSTER", fontsize=300)
+        document.save(path)
+    assert path.stat().st_size < 2000
+    with pymupdf.open(path) as document:
+        image = render_for_ocr(document[0])
+    pixmap = decoded(image)
+    assert pixmap.width * pixmap.height <= MAX_OCR_PIXELS
+    assert image.dpi == fitting_dpi_for(7000, 7000) and image.dpi < 100
+    # The map from pixels back to the page still lands on the page's corners.
+    x0, y0, x1, y1 = image.to_page.displayed((0, 0, pixmap.width, pixmap.height))
+    assert (round(x0), round(y0)) == (0, 0)
+    assert abs(x1 - 7000) < 10 and abs(y1 - 7000) < 10
+
+
+def test_a_huge_page_is_read_by_ocr_in_bounded_memory(tmp_path):
+    path = tmp_path / "poster.pdf"
+    with pymupdf.open() as document:
+        page = document.new_page(width=7000, height=7000)
+        page.insert_text((100, 600), "HARBOUR", fontsize=400)
+        document.save(path)
+    script = (
+        "import resource, sys; from reader.ingest import read_document; "
+        "from reader.ingest.ocr import OcrSettings; "
+        "document, _ = read_document(sys.argv[1], ocr=OcrSettings('always', ('eng',))); "
+        "print(document.text.strip()); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=300
+    )
+    assert completed.returncode == 0, completed.stderr
+    *text, peak_kb = completed.stdout.strip().splitlines()
+    assert "HARBOUR" in " ".join(text)
+    assert int(peak_kb) < 1_000_000  # Tesseract's peak: under 1 GB, not 3.4 GB
+
+
+def fitting_dpi_for(width: float, height: float) -> int:
+    import math
+
+    return int(math.sqrt(MAX_OCR_PIXELS / (width * height / 72 / 72)))
 
 
 # -- cancel ------------------------------------------------------------------------------
