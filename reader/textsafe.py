@@ -28,8 +28,29 @@ _LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 _INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+# A byte of a file name that is not UTF-8, as Python decodes it (a lone surrogate):
+# it cannot be written to a terminal or a JSON text, so it is shown as "\\xff".
+_UNDECODED = re.compile(r"[\ud800-\udfff]")
+
+
+def _undecoded(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "\ufffd"
+
+
+def json_line(value: object) -> str:
+    """``value`` as one line of JSON, UTF-8 text even where a file name is not: its
+    undecodable bytes are written as the text "\\xff"."""
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    return _UNDECODED.sub(lambda match: "\\" + _undecoded(match), text)
+
+
 def clean(text: str) -> str:
-    """``text`` without escape sequences or control characters; line breaks become ``\\n``."""
+    """``text`` without escape sequences or control characters; line breaks become ``\\n``;
+    a file name's bytes that are not UTF-8 are shown escaped ("\\xff")."""
+    text = _UNDECODED.sub(_undecoded, text)
     text = _ESCAPE_SEQUENCE.sub("", text)
     text = _LINE_BREAK.sub("\n", text).replace("\t", " ")
     return _INVISIBLE.sub("", text)

@@ -4,6 +4,7 @@ user runs them: the real command in a subprocess."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -147,3 +148,25 @@ def test_a_changed_file_without_update_is_added_and_reported_as_changed(tmp_path
     note = "changed since it was ingested; --update replaces the old version"
     assert "notes.md: added, 1 pages" in completed.stdout and note in completed.stdout
     assert f"  changed: {root / 'notes.md'}: {note}" in completed.stderr.splitlines()
+
+
+def test_a_file_name_that_is_not_utf8_is_refused_alone_and_shown_escaped(tmp_path):
+    folder = many_pdfs(tmp_path / "papers", 2, pages=1)
+    bad = os.fsencode(folder) + b"/bad-\xff\xfe-name.pdf"
+    with open(bad, "wb") as stream:
+        stream.write((folder / "paper-00.pdf").read_bytes() + b"\n% another copy")
+    text = run("ingest", str(folder))
+    assert text.returncode == 2
+    assert text.stdout.count(": added, ") == 2
+    assert "refused: " in text.stderr and "bad-\\xff\\xfe-name.pdf" in text.stderr
+    assert "its name is not UTF-8 text" in text.stderr and "rename the file" in text.stderr
+    assert "Traceback" not in text.stderr and "unexpectedly" not in text.stderr
+    # JSON stays UTF-8: the name's stray bytes are written as text.
+    as_json = subprocess.run(
+        [sys.executable, "-m", "reader.cli", "ingest", str(folder), "--json"],
+        capture_output=True,
+    )
+    lines = [json.loads(line) for line in as_json.stdout.decode("utf-8").splitlines()]
+    (refused,) = [line for line in lines if line["state"] == "refused"]
+    assert refused["path"].endswith("bad-\\xff\\xfe-name.pdf")
+    assert sum(line["state"] == "unchanged" for line in lines) == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 
@@ -120,3 +121,12 @@ def test_html_text_holds_no_tag_and_no_line_break(text):
     safe = html_text(text)
     assert "<" not in safe and ">" not in safe and "\n" not in safe
     assert re.fullmatch(r"(?:[^&]|&(?:lt|gt|amp|quot|#x27);)*", safe)
+
+
+def test_a_file_names_undecodable_bytes_are_shown_as_escapes():
+    from reader.textsafe import json_line
+
+    name = b"bad-\xff-name.pdf".decode("utf-8", "surrogateescape")
+    assert one_line(name) == "bad-\\xff-name.pdf"
+    assert json.loads(json_line({"path": name})) == {"path": "bad-\\xff-name.pdf"}
+    json_line({"path": name}).encode("utf-8")  # writable as UTF-8

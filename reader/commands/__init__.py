@@ -7,13 +7,13 @@ models) and ``window`` (gui, sample, open, shot).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
 
 from reader import __version__
 from reader.library import Library
+from reader.textsafe import json_line
 
 EXPECTED_FAILURE = 2
 TIMEOUT_HELP = (
@@ -36,7 +36,7 @@ def open_library() -> Library:
 
 
 def echo_json(value: Any) -> None:
-    click.echo(json.dumps(value, ensure_ascii=False))
+    click.echo(json_line(value))
 
 
 def _selftest(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

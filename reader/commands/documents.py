@@ -104,7 +104,7 @@ def ingest(
             if not many:
                 click.echo(f"error: {one_line(str(outcome.reason))}", err=True)
         else:
-            click.echo(f"{outcome.doc_id}  {outcome.path}: {_state_words(outcome)}")
+            click.echo(f"{outcome.doc_id}  {one_line(str(outcome.path))}: {_state_words(outcome)}")
             for warning in outcome.warnings:
                 click.echo(f"  warning: {one_line(warning)}", err=True)
         progress.redraw()
