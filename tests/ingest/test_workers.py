@@ -183,7 +183,10 @@ def test_a_file_that_kills_its_worker_is_refused_and_no_other_file_is_blamed(
     assert states.pop("killer.pdf") == "refused"
     assert set(states.values()) == {"added"} and len(states) == 7
     (refused,) = report.refused
-    assert "killed by SIGKILL" in str(refused.reason)
+    # The cause as the forkserver reports it: "killed by SIGKILL", or, when its
+    # status pipe closes before it tells (under load), "ended with status 255".
+    assert str(refused.reason).startswith("killer.pdf ")
+    assert "killed by SIGKILL" in str(refused.reason) or "status 255" in str(refused.reason)
     assert len(library.documents()) == 7
     # A second run reads only the file that was refused, and refuses it again alone.
     again = ingest_paths(library, [papers], workers=2)
