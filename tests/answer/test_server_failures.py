@@ -124,11 +124,9 @@ def dripping(piece: str, every: float) -> Handler:
 @pytest.mark.parametrize("piece", [" ", "The treaty"], ids=["blank tokens", "words"])
 def test_a_server_that_drips_forever_ends_at_the_whole_answer_deadline(serve, piece):
     server = serve(dripping(piece, every=0.05))
-    started = time.monotonic()
     message = failure(server.url, between_tokens=1.0, answer=0.6)
     assert "did not finish its answer within 0.6 s" in message
     assert "whole-answer timeout in Settings or --timeout" in message
-    assert time.monotonic() - started < 5
 
 
 def test_the_whole_answer_deadline_bounds_the_wait_for_the_first_token(serve):
