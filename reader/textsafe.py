@@ -38,13 +38,20 @@ def _undecoded(match: re.Match[str]) -> str:
     return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else "\ufffd"
 
 
+_JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
 def json_line(value: object) -> str:
-    """``value`` as one line of JSON, UTF-8 text even where a file name is not: its
-    undecodable bytes are written as the text "\\xff"."""
+    """``value`` as one line of JSON that is safe on a terminal: UTF-8 even where a
+    file name is not (its undecodable bytes are written as the text "\\xff"), and
+    with every control character and direction override escaped."""
     import json
 
     text = json.dumps(value, ensure_ascii=False)
-    return _UNDECODED.sub(lambda match: "\\" + _undecoded(match), text)
+    text = _UNDECODED.sub(lambda match: "\\" + _undecoded(match), text)
+    # JSON escapes the C0 controls itself; these it leaves raw, and a terminal acts on
+    # them (an 8-bit CSI, a reordering override). Escaped, the value is unchanged.
+    return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def clean(text: str) -> str:
