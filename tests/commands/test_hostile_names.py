@@ -5,7 +5,6 @@ written to the terminal hold none of them (the payloads are shown as text)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
