@@ -168,6 +168,10 @@ def shot(
         window.viewer_tabs.setCurrentIndex(1)
     for _ in range(5):
         app.processEvents()
+    if page_view and result["highlight"] is not None:
+        # Whether the Page tab shows the quote, as the PNG does: its first rectangle
+        # inside the scroll area's viewport (False when there is no page to show).
+        result["highlight"]["page_highlight_visible"] = window.page_view.highlight_visible()
     out.parent.mkdir(parents=True, exist_ok=True)
     if not window.grab().save(str(out)):
         raise ReaderError(f"Could not write the screenshot to {out}.")

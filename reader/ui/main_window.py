@@ -238,6 +238,35 @@ class MainWindow(DocumentsMixin, AskingMixin, QMainWindow):
         action(view_menu, "Focus &library", "Ctrl+1", self.documents.setFocus)
         action(view_menu, "Focus &viewer", "Ctrl+2", self.text_view.setFocus)
         action(view_menu, "Focus &answer", "Ctrl+3", self.answer_view.setFocus)
+        view_menu.addSeparator()
+
+        def on_page(zoom: Callable[[], None]) -> Callable[[], None]:
+            # Zooming is about the original page, so it brings the Page tab forward.
+            def show_and_zoom() -> None:
+                self.viewer_tabs.setCurrentWidget(self.page_view)
+                zoom()
+
+            return show_and_zoom
+
+        # Ctrl+1 to Ctrl+3 move the focus, so the fits take Ctrl+8 and Ctrl+9.
+        action(view_menu, "Page: fit &width", "Ctrl+8", on_page(self.page_view.fit_width))
+        action(view_menu, "Page: fit w&hole page", "Ctrl+9", on_page(self.page_view.fit_page))
+        zoom_in = action(
+            view_menu,
+            "Page: zoom &in",
+            QKeySequence.StandardKey.ZoomIn,
+            on_page(self.page_view.zoom_in),
+        )
+        zoom_in.setShortcuts(
+            [QKeySequence(QKeySequence.StandardKey.ZoomIn), QKeySequence("Ctrl+=")]
+        )
+        action(
+            view_menu,
+            "Page: zoom &out",
+            QKeySequence.StandardKey.ZoomOut,
+            on_page(self.page_view.zoom_out),
+        )
+        action(view_menu, "Page: actual si&ze", "Ctrl+0", on_page(self.page_view.actual_size))
 
     # -- errors and repair ---------------------------------------------------------------
 

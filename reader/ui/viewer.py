@@ -15,7 +15,16 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
 )
-from PySide6.QtWidgets import QPlainTextEdit, QScrollArea, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QPlainTextEdit,
+    QScrollArea,
+    QStyle,
+    QTextEdit,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from reader.readingtext import outside, reading_view
 from reader.records import Document, Furniture
@@ -191,9 +200,21 @@ class TextView(QPlainTextEdit):
         return self.find(text, flags)
 
 
+ZOOM_STEP = 1.25
+ZOOM_RANGE = (0.1, 8.0)
+REVEAL_MARGIN = 24  # pixels of page left of the quote, so its column's edge shows
+
+
 class PageView(QWidget):
     """The rendered PDF page, with the highlighted span's rectangles drawn on it, and
-    above it a note on how its text was read when that was by OCR."""
+    above it a note on how its text was read when that was by OCR.
+
+    The page is shown at a zoom relative to its rendering: a fixed factor (zoom
+    in, zoom out, actual size) or a fit (the page's width, or the whole page, in
+    the viewport) that is kept as the pane is resized. Showing a page scrolls its
+    first highlighted rectangle into view, across as well as down: on a page of
+    three columns the quote may sit in the third.
+    """
 
     def __init__(self) -> None:
         super().__init__()
@@ -204,14 +225,48 @@ class PageView(QWidget):
         self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.scroll_area = QScrollArea()
         self.scroll_area.setWidget(self.label)
-        self.scroll_area.setWidgetResizable(True)
+        # The page's size is set here, not by the scroll area, so the scroll bars'
+        # ranges follow at once and the highlight can be scrolled to straight away.
+        self.scroll_area.setWidgetResizable(False)
         self.scroll_area.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.zoom_label = plain_label()
+        self.fit_width_button = self._button("Fit width", self.fit_width)
+        self.fit_page_button = self._button("Fit page", self.fit_page)
+        self.zoom_out_button = self._button("−", self.zoom_out)
+        self.zoom_out_button.setAccessibleName("Zoom out")
+        self.zoom_in_button = self._button("+", self.zoom_in)
+        self.zoom_in_button.setAccessibleName("Zoom in")
+        self.actual_size_button = self._button("Actual size", self.actual_size)
+        tools = QHBoxLayout()
+        tools.setContentsMargins(0, 0, 0, 0)
+        for button in (
+            self.fit_width_button,
+            self.fit_page_button,
+            self.zoom_out_button,
+            self.zoom_in_button,
+            self.actual_size_button,
+        ):
+            tools.addWidget(button)
+        tools.addWidget(self.zoom_label)
+        tools.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.note)
+        layout.addLayout(tools)
         layout.addWidget(self.scroll_area, 1)
         self.page: int | None = None
         self.rects: list[tuple[float, float, float, float]] = []
+        self.scale = 1.0  # shown pixels per rendered pixel
+        self.fit: str | None = None  # "width", "page", or None for a fixed scale
+        self._canvas = QPixmap()
+        self._reveal_pending = False
+        self._show_zoom()
+
+    def _button(self, text: str, slot: Any) -> QToolButton:
+        button = QToolButton()
+        button.setText(text)
+        button.clicked.connect(slot)
+        return button
 
     def show_page(
         self,
@@ -234,18 +289,137 @@ class PageView(QWidget):
         for x0, y0, x1, y1 in rects:
             painter.drawRect(QRect(int(x0) - 1, int(y0) - 1, int(x1 - x0) + 2, int(y1 - y0) + 2))
         painter.end()
-        self.label.setPixmap(canvas)
-        self.label.resize(canvas.size())
+        self._canvas = canvas
         self.page = page
         self.rects = rects
-        if rects:
-            top = int(min(r[1] for r in rects))
-            viewport_height = self.scroll_area.viewport().height()
-            self.scroll_area.verticalScrollBar().setValue(max(0, top - viewport_height // 3))
+        self._apply_scale()
+        self._reveal_pending = True
+        self.reveal_highlight()
 
     def show_message(self, text: str) -> None:
         self.note.hide()
+        self._canvas = QPixmap()
         self.label.setPixmap(QPixmap())
         self.label.setText(text)
+        self.label.adjustSize()
         self.page = None
         self.rects = []
+        self._reveal_pending = False
+
+    # -- zoom ----------------------------------------------------------------------------
+
+    def fit_width(self) -> None:
+        """Scale the page so its width fills the viewport (and keep it so on resizing)."""
+        self.fit = "width"
+        self._rescale()
+
+    def fit_page(self) -> None:
+        """Scale the page so all of it fits in the viewport (and keep it so on resizing)."""
+        self.fit = "page"
+        self._rescale()
+
+    def zoom_in(self) -> None:
+        self._set_scale(self.scale * ZOOM_STEP)
+
+    def zoom_out(self) -> None:
+        self._set_scale(self.scale / ZOOM_STEP)
+
+    def actual_size(self) -> None:
+        self._set_scale(1.0)
+
+    def _set_scale(self, scale: float) -> None:
+        self.fit = None
+        self.scale = min(max(scale, ZOOM_RANGE[0]), ZOOM_RANGE[1])
+        self._rescale()
+
+    def _rescale(self) -> None:
+        self._apply_scale()
+        self.reveal_highlight()
+
+    def _fitted_scale(self) -> float:
+        """The scale the current fit asks for, in the room the viewport has."""
+        width, height = self._canvas.width(), self._canvas.height()
+        room = self.scroll_area.maximumViewportSize()  # the viewport without scroll bars
+        if self.fit == "page":
+            return min(room.width() / width, room.height() / height)
+        scale = room.width() / width
+        if height * scale > room.height():  # a vertical scroll bar will take its width
+            bar = self.scroll_area.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+            scale = (room.width() - bar) / width
+        return scale
+
+    def _apply_scale(self) -> None:
+        if self._canvas.isNull():
+            self._show_zoom()
+            return
+        if self.fit is not None:
+            self.scale = min(max(self._fitted_scale(), ZOOM_RANGE[0]), ZOOM_RANGE[1])
+        size = self._canvas.size() * self.scale
+        shown = (
+            self._canvas
+            if self.scale == 1.0
+            else self._canvas.scaled(
+                size,
+                Qt.AspectRatioMode.IgnoreAspectRatio,
+                Qt.TransformationMode.SmoothTransformation,
+            )
+        )
+        self.label.setPixmap(shown)
+        self.label.resize(shown.size())
+        self._show_zoom()
+
+    def _show_zoom(self) -> None:
+        fit = {"width": " (fit width)", "page": " (fit page)"}.get(self.fit or "", "")
+        self.zoom_label.setText(f"{round(self.scale * 100)}%{fit}")
+
+    # -- the highlight in view -----------------------------------------------------------
+
+    def first_rect_shown(self) -> QRect | None:
+        """The first highlighted rectangle, in the shown page's pixels."""
+        if not self.rects or self._canvas.isNull():
+            return None
+        x0, y0, x1, y1 = (value * self.scale for value in self.rects[0])
+        return QRect(int(x0), int(y0), max(1, int(x1 - x0)), max(1, int(y1 - y0)))
+
+    def reveal_highlight(self) -> None:
+        """Scroll so the first highlighted rectangle is in view, across and down.
+
+        Until the pane has been laid out its viewport has no real size, so on a
+        hidden pane this waits for the pane to be shown.
+        """
+        rect = self.first_rect_shown()
+        if rect is None:
+            return
+        if not self.isVisible():
+            self._reveal_pending = True
+            return
+        self._reveal_pending = False
+        viewport = self.scroll_area.viewport()
+        horizontal = self.scroll_area.horizontalScrollBar()
+        vertical = self.scroll_area.verticalScrollBar()
+        left, right = horizontal.value(), horizontal.value() + viewport.width()
+        if rect.left() < left or rect.right() > right:
+            horizontal.setValue(max(0, rect.left() - REVEAL_MARGIN))
+        vertical.setValue(max(0, rect.top() - viewport.height() // 3))
+
+    def highlight_visible(self) -> bool:
+        """Whether the first highlighted rectangle lies wholly inside the viewport."""
+        rect = self.first_rect_shown()
+        if rect is None or not self.isVisible():
+            return False
+        in_viewport = rect.translated(self.label.pos())
+        return self.scroll_area.viewport().rect().contains(in_viewport)
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        if self.fit is not None:
+            self._apply_scale()
+        if self._reveal_pending:
+            self.reveal_highlight()
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        if self.fit is not None:
+            self._rescale()
+        elif self._reveal_pending:
+            self.reveal_highlight()
