@@ -44,7 +44,12 @@ def open_command(paths: tuple[Path, ...]) -> None:
 @click.option(
     "--click", "click_claim", type=click.IntRange(min=1), help="Click verified claim N (1-based)."
 )
-@click.option("--page-view", is_flag=True, help="Show the original page instead of the text.")
+@click.option(
+    "--page-view",
+    is_flag=True,
+    help="Show the original page instead of the text; --json then also says whether "
+    "the quote is in the page's view (page_highlight_visible).",
+)
 @click.option("--size", default="1280x800", show_default=True, help="Window size, WxH.")
 @click.option("--no-model", is_flag=True, help="Answer with verified passages, no model.")
 @click.option("--out", required=True, type=click.Path(dir_okay=False, path_type=Path))
