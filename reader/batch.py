@@ -210,6 +210,8 @@ class BatchIngest:
         self.cancel = cancel or threading.Event()
         self.report = BatchReport()
         self._replaces: dict[str, list[str]] = {}
+        self._again: list[tuple[int, Path]] = []  # saved anew while planned: read again
+        self._read_again: set[int] = set()
         self._total = 0
         self._started = 0.0
         self._last_report = 0.0
@@ -273,9 +275,10 @@ class BatchIngest:
             # Largest first, so no worker is left with a long file while the others
             # idle at the end; outcomes are still told in the files' order.
             queue.sort(key=lambda item: -_size(item[1]))
-        while queue or alone or pending:
+        while queue or alone or pending or self._again:
             if self.cancel.is_set():
                 raise ExtractionCancelled("Ingest cancelled.")
+            queue[:0], self._again = self._again, []
             if pool is None:
                 planned = self._plan(*queue.pop(0))
                 if planned is not None:
@@ -377,6 +380,16 @@ class BatchIngest:
         return _Planned(index, path, doc_id, source, previous)
 
     def _store(self, planned: _Planned, extracted: Extracted) -> None:
+        if extracted.changed:
+            # Saved anew since it was planned (an editor's save): read it again, once.
+            if planned.index not in self._read_again:
+                self._read_again.add(planned.index)
+                self._again.append((planned.index, planned.path))
+                return
+            extracted.refusal = (
+                f"{one_line(planned.path.name)} changed while it was being read; ingest it "
+                "again once it is saved."
+            )
         if extracted.document is None or extracted.chunks is None:
             self._finish(
                 planned.index, FileOutcome(planned.path, "refused", reason=extracted.refusal)

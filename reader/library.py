@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reader.config import library_path, ocr_settings
-from reader.errors import DocumentNotFoundError, ReaderError
+from reader.errors import DocumentNotFoundError, IngestError, ReaderError
 from reader.ingest import document_id, extractor_is_current, read_document
 from reader.ingest.files import check_document_file
 from reader.ingest.titles import MAX_TITLE
@@ -84,6 +84,10 @@ class Library:
         document, chunks = read_document(
             path, password=password, progress=progress, doc_id=doc_id, ocr=ocr or ocr_settings()
         )
+        if document_id(path) != doc_id:  # saved anew while it was read (an editor's save)
+            raise IngestError(
+                f"{path.name} changed while it was being read; ingest it again once it is saved."
+            )
         self.store.add_document(document, chunks, source=SourceFile.of(path, doc_id, status))
         self.forget_verifier(doc_id)
         return self._result(path, doc_id, added=True, chunks=len(chunks), document=document)

@@ -275,3 +275,75 @@ def test_a_batch_that_grows_a_large_library_merges_its_index(reader_home, tmp_pa
         ingest_paths(library, [second])
         assert index_segments(library) == 1
         assert library.search("epsilon fee") and library.search("alpha fee")
+
+
+def saving_anew(monkeypatch, target: Path, versions: list[str]) -> None:
+    """Each time ``target`` is about to be read, an editor saves it anew (written aside,
+    renamed over it), with the next of ``versions``."""
+    import reader.ingest
+
+    read = reader.ingest.read_document
+
+    def read_after_a_save(path, *args, **kwargs):
+        if Path(path).name == target.name and versions:
+            aside = target.with_suffix(".saving")
+            aside.write_text(versions.pop(0), encoding="utf-8")
+            aside.replace(target)
+        return read(path, *args, **kwargs)
+
+    monkeypatch.setattr(reader.ingest, "read_document", read_after_a_save)
+
+
+def test_a_file_saved_anew_between_plan_and_read_is_stored_under_its_new_bytes(
+    library, tmp_path, monkeypatch
+):
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.txt").write_text(paragraphs("alpha"), encoding="utf-8")
+    target = folder / "b.txt"
+    target.write_text("The old version says the harbour froze in 1709.", encoding="utf-8")
+    saving_anew(monkeypatch, target, ["The new version says the harbour froze in 1740."])
+    report = ingest_paths(library, [folder], workers=1)
+    assert [o.state for o in report.outcomes] == ["added", "added"]
+    (stored,) = [o for o in report.outcomes if o.path.name == "b.txt"]
+    assert stored.doc_id == document_id(target)
+    assert "1740" in library.document(stored.doc_id).text
+    assert library.verifier(stored.doc_id).verify("harbour froze in 1709").status == "miss"
+
+
+def test_a_file_that_changes_at_every_read_is_refused_and_the_others_added(
+    library, tmp_path, monkeypatch
+):
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.txt").write_text(paragraphs("alpha"), encoding="utf-8")
+    target = folder / "b.txt"
+    target.write_text("Version zero of the log.", encoding="utf-8")
+    saving_anew(monkeypatch, target, [f"Version {n} of the log." for n in range(1, 5)])
+    report = ingest_paths(library, [folder], workers=1)
+    states = {o.path.name: o for o in report.outcomes}
+    assert states["a.txt"].state == "added"
+    assert states["b.txt"].state == "refused"
+    assert "changed while it was being read" in str(states["b.txt"].reason)
+    assert len(library.documents()) == 1
+
+
+def test_a_single_file_saved_anew_while_it_is_read_is_refused_and_nothing_stored(
+    library, tmp_path, monkeypatch
+):
+    import reader.library
+    from reader.errors import IngestError
+
+    target = tmp_path / "log.txt"
+    target.write_text("Version zero of the log.", encoding="utf-8")
+    read = reader.library.read_document
+
+    def read_then_saved(path, *args, **kwargs):
+        result = read(path, *args, **kwargs)
+        target.write_text("Version one of the log.", encoding="utf-8")
+        return result
+
+    monkeypatch.setattr(reader.library, "read_document", read_then_saved)
+    with pytest.raises(IngestError, match="changed while it was being read"):
+        library.ingest(target)
+    assert library.documents() == []

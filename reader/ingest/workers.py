@@ -71,6 +71,9 @@ class Extracted:
     document: Document | None = None
     chunks: list[Chunk] | None = None
     refusal: str | None = None
+    # The file's bytes were not those its id was made from: it was saved anew
+    # between the plan and the read, or while it was read.
+    changed: bool = False
 
 
 def extract_file(
@@ -81,8 +84,10 @@ def extract_file(
     ocr: OcrSettings | None = None,
 ) -> Extracted:
     """Read ``path`` (in this process); every failure but a cancel becomes a refusal,
-    so one bad file never stops the others."""
-    from reader.ingest import read_document
+    so one bad file never stops the others. A file whose bytes are no longer those
+    ``doc_id`` was made from, once read, comes back ``changed``: its text must not
+    be stored under that id."""
+    from reader.ingest import document_id, read_document
 
     try:
         document, chunks = read_document(
@@ -99,6 +104,12 @@ def extract_file(
             refusal=f"{path.name} could not be read ({type(error).__name__}: {error}); "
             "re-save it from another program and try again.",
         )
+    try:
+        changed = document_id(path) != doc_id
+    except OSError:
+        changed = True
+    if changed:
+        return Extracted(path, doc_id, changed=True)
     return Extracted(path, doc_id, document=document, chunks=chunks)
 
 
