@@ -40,7 +40,9 @@ SETTINGS_DEFAULTS: dict[str, object] = {
     "mode": "auto",
     # Pages without a usable text layer are read by OCR: auto (when needed), always, never.
     "ocr_mode": "auto",
-    "ocr_languages": "eng",  # Tesseract language codes joined with +, e.g. eng+deu
+    # Tesseract language codes joined with +, e.g. eng+deu; auto: each page in the
+    # languages of the script Tesseract detects on it (reader.ingest.ocr.SCRIPT_LANGUAGES).
+    "ocr_languages": "auto",
 }
 
 
@@ -79,5 +81,5 @@ def ocr_settings(mode: str | None = None, languages: str | None = None) -> OcrSe
     settings = load_settings()
     return OcrSettings.parse(
         mode or str(settings.get("ocr_mode") or "auto"),
-        languages or str(settings.get("ocr_languages") or "eng"),
+        languages or str(settings.get("ocr_languages") or "auto"),
     )

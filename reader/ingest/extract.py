@@ -29,8 +29,11 @@ from reader.ingest.furniture import PageLayout, find_furniture
 from reader.ingest.hocr import ScannedPage, scanned_page
 from reader.ingest.layout import LAYOUT_VERSION, TextBlock, page_blocks
 from reader.ingest.ocr import (
+    UNRELIABLE_BELOW,
     OcrSettings,
+    PageReading,
     find_tesseract,
+    language_names,
     page_needs_ocr,
     read_pages,
     require_tesseract,
@@ -191,7 +194,7 @@ def _extract_pymupdf(
             if progress is not None:
                 progress(number + 1, page_count)
 
-        read_by_ocr, ocr_warning, engine_name = _read_scanned(
+        read_by_ocr, ocr_warning, ocr_notes, engine_name, page_engines = _read_scanned(
             path, document, scanned, ocr, progress, page_count
         )
         for number, scanned_result in read_by_ocr.items():
@@ -233,6 +236,7 @@ def _extract_pymupdf(
     if unreadable:
         verb = "was" if len(unreadable) == 1 else "were"
         warnings.append(f"{_page_list(unreadable)} could not be read and {verb} left empty.")
+    warnings.extend(ocr_notes)
 
     if toc:
         headings = _headings_from_outline(toc, page_texts, page_starts)
@@ -262,7 +266,9 @@ def _extract_pymupdf(
     for number, scanned_result in sorted(read_by_ocr.items()):
         start = page_starts[number]
         extraction.ocr_pages.append(
-            OcrPageInfo(number + 1, scanned_result.confidence, scanned_result.turned, engine_name)
+            OcrPageInfo(
+                number + 1, scanned_result.confidence, scanned_result.turned, page_engines[number]
+            )
         )
         extraction.ocr_words.extend(
             OcrConfidence(start + low, start + high, confidence)
@@ -279,19 +285,23 @@ def _read_scanned(
     ocr: OcrSettings,
     progress: ProgressCallback | None,
     page_count: int,
-) -> tuple[dict[int, ScannedPage], str, str]:
-    """The pages ``numbers`` read by OCR; a warning if they could not be; the engine's
-    name. Without Tesseract, ``auto`` leaves the pages empty and says why."""
+) -> tuple[dict[int, ScannedPage], str, list[str], str, dict[int, str]]:
+    """The pages ``numbers`` read by OCR; a warning if they could not be; warnings on
+    how they were read; the engine's name with the languages used (for ``auto``, each
+    page's, then "-auto"); and the name of what read each page. Without Tesseract,
+    ``auto`` leaves the pages empty and says why."""
     if not numbers:
-        return {}, "", ""
+        return {}, "", [], "", {}
     if ocr.mode == "auto" and find_tesseract() is None:
         return (
             {},
             "OCR, which would read them, is not installed (sudo apt install tesseract-ocr)",
+            [],
             "",
+            {},
         )
     engine = require_tesseract(ocr.languages)
-    name = f"ocr-tesseract-{engine.version}-{ocr.language_tag}"
+    engine_prefix = f"ocr-tesseract-{engine.version}-"
     total = page_count + len(numbers)
 
     def waiting(done: int) -> None:
@@ -299,17 +309,65 @@ def _read_scanned(
             progress(page_count + done, total)
 
     results: dict[int, ScannedPage] = {}
+    readings: list[PageReading] = []
     blank = []
-    for done, (number, page) in enumerate(
+    for done, reading in enumerate(
         read_pages(document, numbers, engine, ocr.languages, waiting), start=1
     ):
-        if page.words():
-            results[number] = scanned_page(page)
+        readings.append(reading)
+        if reading.page.words():
+            results[reading.number] = scanned_page(reading.page)
         else:
-            blank.append(number + 1)
+            blank.append(reading.number + 1)
         waiting(done)
     found_nothing = f"OCR found no text on {_page_list(blank)}" if blank else ""
-    return results, found_nothing, name
+    page_engines = {r.number: engine_prefix + "+".join(r.languages) for r in readings}
+    if ocr.automatic:
+        used = dict.fromkeys("+".join(r.languages) for r in readings if r.number in results)
+        name = engine_prefix + ",".join(used or ["none"]) + "-auto"
+    else:
+        name = engine_prefix + ocr.language_tag
+    return results, found_nothing, _ocr_notes(readings, results), name, page_engines
+
+
+def _ocr_notes(readings: list[PageReading], results: dict[int, ScannedPage]) -> list[str]:
+    """What a reader should know of how pages were read: in which languages, when they
+    were chosen by the detected script; at a resolution cut to fit the pixel budget;
+    with a confidence too low to trust the text."""
+    notes = []
+    by_script: dict[tuple[tuple[str, ...], str], list[int]] = {}
+    for reading in readings:
+        if reading.script:
+            key = (reading.languages, reading.script)
+            by_script.setdefault(key, []).append(reading.number + 1)
+    for (languages, script), pages in by_script.items():
+        notes.append(
+            f"{_page_list(pages)} read as {language_names(languages)} "
+            f"({'+'.join(languages)}): Tesseract detected {script} script"
+        )
+    for reading in readings:
+        if reading.reduced:
+            notes.append(
+                f"page {reading.number + 1} is very large: read by OCR at {reading.dpi} dpi"
+            )
+    unreliable = [
+        (number + 1, round(page.confidence))
+        for number, page in sorted(results.items())
+        if page.confidence < UNRELIABLE_BELOW
+    ]
+    if len(unreliable) == 1:
+        ((page, confidence),) = unreliable
+        notes.append(
+            f"page {page} was read with a mean confidence of {confidence}%: "
+            "check it against the page image"
+        )
+    elif unreliable:
+        notes.append(
+            f"{_page_list([page for page, _ in unreliable])} were read with mean confidences "
+            f"of {', '.join(f'{confidence}%' for _, confidence in unreliable)}: "
+            "check them against the page images"
+        )
+    return notes
 
 
 def _join_pages(page_texts: list[str]) -> tuple[str, list[int]]:
