@@ -138,26 +138,45 @@ class SettingsDialog(QDialog):
         self.ocr_mode.setCurrentIndex(
             max(0, self.ocr_mode.findData(str(settings.get("ocr_mode") or "auto")))
         )
-        chosen = [code for code in str(settings.get("ocr_languages") or "eng").split("+") if code]
+        chosen = [
+            code
+            for code in str(settings.get("ocr_languages") or ocr.AUTO_LANGUAGE).split("+")
+            if code
+        ]
         engine = ocr.find_tesseract()
         # Orientation detection is not a language to read in; ocr uses it by itself.
         installed = [code for code in engine.languages() if code != "osd"] if engine else []
         self.ocr_languages = QListWidget()
         self.ocr_languages.setAccessibleName("OCR languages")
         self.ocr_languages.setMaximumHeight(110)
-        for code in installed + [code for code in chosen if code not in installed]:
-            item = QListWidgetItem(
-                language_name(code) + ("" if code in installed else " — not installed")
-            )
+        languages = [code for code in chosen if code not in installed and code != ocr.AUTO_LANGUAGE]
+        for code in [ocr.AUTO_LANGUAGE, *installed, *languages]:
+            if code == ocr.AUTO_LANGUAGE:
+                label = "Automatic: each page in the languages of its script"
+            else:
+                label = language_name(code) + ("" if code in installed else " — not installed")
+            item = QListWidgetItem(label)
             item.setData(Qt.ItemDataRole.UserRole, code)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if code in chosen else Qt.CheckState.Unchecked)
             self.ocr_languages.addItem(item)
+        self.ocr_languages.itemChanged.connect(self._on_ocr_language_ticked)
         self.ocr_note = plain_label(NOT_INSTALLED if engine is None else MORE_LANGUAGES)
         self.ocr_note.setWordWrap(True)
         form.addRow("Read pages by &OCR:", self.ocr_mode)
         form.addRow("OCR &languages:", self.ocr_languages)
         form.addRow("", self.ocr_note)
+
+    def _on_ocr_language_ticked(self, ticked: QListWidgetItem) -> None:
+        """Automatic and chosen languages exclude each other: ticking one unticks the other."""
+        if ticked.checkState() != Qt.CheckState.Checked:
+            return
+        automatic = ticked.data(Qt.ItemDataRole.UserRole) == ocr.AUTO_LANGUAGE
+        for row in range(self.ocr_languages.count()):
+            item = self.ocr_languages.item(row)
+            is_auto = item.data(Qt.ItemDataRole.UserRole) == ocr.AUTO_LANGUAGE
+            if item is not ticked and (automatic or is_auto):
+                item.setCheckState(Qt.CheckState.Unchecked)
 
     def chosen_languages(self) -> list[str]:
         items = (self.ocr_languages.item(row) for row in range(self.ocr_languages.count()))
