@@ -11,48 +11,50 @@ from PySide6.QtWidgets import QTextBrowser, QToolTip
 
 from reader.answer.render import claim_numbers, prose_pieces
 from reader.records import Answer, CheckedClaim
-from reader.textsafe import html_text
+from reader.textsafe import html_text, one_line
 
+# Faint backgrounds for a verified claim's words: quiet enough to read as prose.
+VERIFIED_TINT = "#e6f2e8"
+FUZZY_TINT = "#fbeed6"
+DARK_VERIFIED_TINT = "#22402a"
 FUZZY_TIP = "Fuzzy match: the quote is in the source, but not letter for letter: {reason}"
 
 
-def answer_html(answer: Answer, titles: dict[str, str] | None = None) -> str:
-    """HTML for an answer. Verified claims link to ``claim:N``; others have no link.
+def answer_html(
+    answer: Answer, titles: dict[str, str] | None = None, tint: str = VERIFIED_TINT
+) -> str:
+    """HTML for an answer: prose with a numbered superscript marker after each
+    verified claim; the markers are the only links, one per verified claim.
 
-    The link sits on ``shown_text``: the claim's words if its quote supports
-    them, else the quote's own words. Every piece of text is escaped, so the
-    only links are the ones built here from the verifier's outcomes.
+    A verified claim's words (``shown_text``: its own if its quote supports them,
+    else the quote's) are set off by a faint ``tint`` background, not as link
+    text. Every piece of text is escaped, so the only links are the ones built
+    here from the verifier's outcomes.
     """
     numbers = claim_numbers(answer)
+    marked: set[int] = set()
     parts = []
     for piece in prose_pieces(answer):
         text = html.escape(piece.text)
         if piece.claim is None:
             parts.append(text)
         else:
-            parts.append(_linked(answer, piece.claim, numbers[piece.claim], text))
+            marked.add(piece.claim)
+            parts.append(_marked(answer, piece.claim, numbers[piece.claim], text, tint))
     body = "".join(parts) or "<i>No answer.</i>"
 
     out = [f"<p>{body}</p>"]
     verified = [(i, item) for i, item in enumerate(answer.claims) if item.verified]
     if verified:
-        out.append("<p><b>Sources</b></p><ol>")
+        out.append("<p><b>Sources</b></p>")
         for index, item in verified:
-            page = item.verification.page
-            title = html_text((titles or {}).get(item.doc_id or "", ""))
-            where = f"{title}, page {page}" if title else f"page {page}"
-            kind = " (evidence)" if item.from_evidence else ""
-            if item.reanchored:
-                kind += " (linked to the sentence that says it)"
-            if item.verification.status == "fuzzy":  # why: extraction damage, or an OCR'd page
-                kind = f" (fuzzy: {html_text(item.verification.reason)})"
-            if not item.grounded:
-                kind += " (the claim was not grounded in this quote, so the quote is shown)"
+            number = numbers[index]
+            # A claim missing from the prose has no marker there: its link is here.
+            label = str(number) if index in marked else _marker_link(answer, index, number)
             out.append(
-                f'<li value="{numbers[index]}"><a href="claim:{index}">{where}</a>{kind}: '
-                f"&ldquo;{html_text(item.claim.quote)}&rdquo;</li>"
+                f"<p style='margin-top: 2px; margin-bottom: 2px'>{label}. "
+                f"{_source_line(item, titles)}</p>"
             )
-        out.append("</ol>")
     failed = [item for item in answer.claims if not item.verified]
     if failed:
         out.append("<p><b>Not verified</b> (no link):</p><ul>")
@@ -80,6 +82,28 @@ def answer_html(answer: Answer, titles: dict[str, str] | None = None) -> str:
     if answer.problem:
         out.append(f"<p style='color: gray'>Note: {html_text(answer.problem)}</p>")
     return "\n".join(out)
+
+
+def _source_line(item: CheckedClaim, titles: dict[str, str] | None) -> str:
+    """Document, page and status; the quote only when the prose does not already show
+    it word for word as the claim's text."""
+    page = item.verification.page
+    title = html_text((titles or {}).get(item.doc_id or "", ""))
+    where = f"{title}, page {page}" if title else f"page {page}"
+    if item.verification.status == "fuzzy":  # why: extraction damage, or an OCR'd page
+        status = f"fuzzy: {html_text(item.verification.reason)}"
+    else:
+        status = "verified"
+    if item.from_evidence:
+        status += "; evidence"
+    if item.reanchored:
+        status += "; linked to the sentence that says it"
+    if not item.grounded:
+        status += "; the claim was not grounded in this quote, so the quote is shown"
+    line = f"{where} ({status})"
+    if one_line(item.shown_text) != one_line(item.claim.quote):
+        line += f": &ldquo;{html_text(item.claim.quote)}&rdquo;"
+    return line
 
 
 # A badge is a coloured box with white text: escaped model text can draw neither.
@@ -116,18 +140,21 @@ def stream_html(raw_output: str, claims: list[CheckedClaim]) -> str:
     return "\n".join(out)
 
 
-def _linked(answer: Answer, index: int, number: int, escaped_text: str) -> str:
-    item = answer.claims[index]
-    if item.verification.status == "fuzzy":
-        style = "color: #b36b00; text-decoration: underline dotted"
-        marker = f"[{number}~]"
-    else:
-        style = "text-decoration: none"
-        marker = f"[{number}]"
+def _marked(answer: Answer, index: int, number: int, escaped_text: str, tint: str) -> str:
+    """A verified claim's words on a faint background, then its marker link. A fuzzy
+    match gets a warm tint and an orange marker: its tooltip says why."""
+    fuzzy = answer.claims[index].verification.status == "fuzzy"
+    background = FUZZY_TINT if fuzzy else tint
     return (
-        f'<a href="claim:{index}" style="{style}">{escaped_text}</a>'
-        f'<sup><a href="claim:{index}" style="{style}">{marker}</a></sup>'
+        f'<span style="background-color: {background}">{escaped_text}</span>'
+        f"{_marker_link(answer, index, number)}"
     )
+
+
+def _marker_link(answer: Answer, index: int, number: int) -> str:
+    fuzzy = answer.claims[index].verification.status == "fuzzy"
+    color = "color: #b36b00; " if fuzzy else ""
+    return f'<sup><a href="claim:{index}" style="{color}text-decoration: none">{number}</a></sup>'
 
 
 class AnswerView(QTextBrowser):
@@ -149,7 +176,9 @@ class AnswerView(QTextBrowser):
 
     def show_answer(self, answer: Answer, titles: dict[str, str] | None = None) -> None:
         self.answer = answer
-        self.setHtml(answer_html(answer, titles))
+        # On a dark palette the light tint would wash out light text.
+        dark = self.palette().base().color().lightness() < 128
+        self.setHtml(answer_html(answer, titles, DARK_VERIFIED_TINT if dark else VERIFIED_TINT))
 
     def show_text(self, text: str) -> None:
         self.answer = None

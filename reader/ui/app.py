@@ -27,11 +27,35 @@ def _application(offscreen: bool = False) -> Any:
     existing = QApplication.instance()
     if existing is None:
         check_platform()
+        _drop_harmless_qt_warnings()
     app = existing or QApplication(sys.argv[:1])
     app.setApplicationName("reader")
     QApplication.setDesktopFileName("reader")  # Wayland ties the window to reader.desktop
     QApplication.setWindowIcon(QIcon(str(Path(__file__).with_name("icons") / "reader.png")))
     return app
+
+
+# Qt's offscreen and some Wayland plugins say this whenever a window is shown: the
+# window is drawn right anyway, and the line would only alarm whoever reads stderr.
+HARMLESS_QT_WARNINGS = ("This plugin does not support propagateSizeHints()",)
+
+
+def _drop_harmless_qt_warnings() -> None:
+    """Install a Qt message handler that drops the known-harmless warnings and passes
+    every other message on to the handler before it (or to stderr, as Qt would)."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    previous: Any = None
+
+    def handler(kind: Any, context: Any, message: str) -> None:
+        if message in HARMLESS_QT_WARNINGS:
+            return
+        if previous is not None:
+            previous(kind, context, message)
+        else:
+            print(message, file=sys.stderr)
+
+    previous = qInstallMessageHandler(handler)
 
 
 def _display_usable() -> bool:

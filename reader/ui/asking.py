@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -219,7 +220,8 @@ class AskingMixin:
         doc_id = self.current.id if self.current else None
         for answer in self.library.store.answers(doc_id, limit=100):
             item = QListWidgetItem(
-                f"{one_line(answer.question)}\n{verification_summary(answer)} · {answer.created_at}"
+                f"{one_line(answer.question)}\n{verification_summary(answer)}\n"
+                f"{local_time(answer.created_at)}"
             )
             item.setData(Qt.ItemDataRole.UserRole, answer.id)
             self.history.addItem(item)
@@ -244,7 +246,9 @@ class AskingMixin:
                 return
             self.show_answer(answer)
             self.side_tabs.setCurrentIndex(0)
-            self.ask_status.setText(f"Asked {answer.created_at}; checked again just now.")
+            self.ask_status.setText(
+                f"Asked {local_time(answer.created_at)}; checked again just now."
+            )
 
         def failed(error: ReaderError) -> None:
             self.ask_status.setText("")
@@ -275,3 +279,15 @@ class AskingMixin:
         path, _ = QFileDialog.getSaveFileName(self, "Save answer", "answer.md", "Markdown (*.md)")
         if path:
             Path(path).write_text(text, encoding="utf-8")
+
+
+def local_time(stamp: str) -> str:
+    """A stored UTC time (ISO 8601) as the user's local date and time, to the second;
+    a stamp that does not parse is shown as it is."""
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is None:  # stamps are written in UTC
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")

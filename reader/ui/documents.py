@@ -60,7 +60,8 @@ class DocumentsMixin:
                 f"{title}\n{pages} · {record['chunks']} chunks" + (" · warning" if warnings else "")
             )
             item.setData(Qt.ItemDataRole.UserRole, record["id"])
-            item.setToolTip(rich_text_lines(str(record["path"]), *warnings))
+            # The title comes first: the list elides a long one to its width.
+            item.setToolTip(rich_text_lines(title, str(record["path"]), *warnings))
             self.documents.addItem(item)
             if record["id"] == selected:
                 self.documents.setCurrentItem(item)

@@ -21,35 +21,69 @@ SERIES = (
 
 
 class RateChart(QWidget):
-    """A small line chart of per-answer rates (0 to 1), oldest on the left."""
+    """A small line chart of per-answer rates (0 to 1), oldest on the left.
+
+    The y axis is the share of an answer's claims, the x axis the answers
+    numbered from the oldest shown; both carry a title and tick labels.
+    """
+
+    x_axis_title = "Answers, oldest to newest"
+    y_axis_title = "Share of claims"
 
     def __init__(self) -> None:
         super().__init__()
         self.points: list[dict[str, float]] = []
-        self.setMinimumHeight(160)
+        self.setMinimumHeight(200)
 
     def set_points(self, points: list[dict[str, float]]) -> None:
         self.points = points
         self.update()
 
+    def x_tick_labels(self) -> list[tuple[int, str]]:
+        """(point index, label) of the x axis ticks: the answer numbers, at most six."""
+        count = len(self.points)
+        if not count:
+            return []
+        stride = max(1, -(-(count - 1) // 5))  # ceiling: at most six ticks
+        indexes = list(range(0, count, stride))
+        if indexes[-1] != count - 1:
+            indexes.append(count - 1)
+        return [(index, str(index + 1)) for index in indexes]
+
     def paintEvent(self, event: Any) -> None:
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         palette = self.palette()
-        area = QRectF(self.rect()).adjusted(36, 10, -10, -24)
-        painter.setPen(palette.text().color())
+        line = painter.fontMetrics().height()
+        # Room on the left for the y title and ticks; below for x ticks, x title, legend.
+        area = QRectF(self.rect()).adjusted(line + 40, 10, -14, -(3 * line + 10))
+        text_pen = palette.text().color()
+        painter.setPen(text_pen)
         for level in (0.0, 0.5, 1.0):
             y = area.bottom() - level * area.height()
-            painter.drawText(QRectF(0, y - 8, 32, 16), Qt.AlignmentFlag.AlignRight, f"{level:.0%}")
+            ticks = QRectF(line, y - 8, 36, 16)
+            painter.drawText(ticks, Qt.AlignmentFlag.AlignRight, f"{level:.0%}")
             painter.setPen(QPen(palette.mid().color(), 1, Qt.PenStyle.DotLine))
             painter.drawLine(QPointF(area.left(), y), QPointF(area.right(), y))
-            painter.setPen(palette.text().color())
+            painter.setPen(text_pen)
+        painter.save()
+        painter.translate(2, area.center().y())
+        painter.rotate(-90)
+        y_title = QRectF(-area.height() / 2, 0, area.height(), line)
+        painter.drawText(y_title, Qt.AlignmentFlag.AlignCenter, self.y_axis_title)
+        painter.restore()
+        x_title = QRectF(area.left(), area.bottom() + line + 2, area.width(), line)
+        painter.drawText(x_title, Qt.AlignmentFlag.AlignCenter, self.x_axis_title)
         if not self.points:
             painter.drawText(
                 area, Qt.AlignmentFlag.AlignCenter, "No answers with a model's claims yet."
             )
             return
         step = area.width() / max(1, len(self.points) - 1)
+        for index, label in self.x_tick_labels():
+            x = area.left() + index * step
+            tick = QRectF(x - 20, area.bottom() + 2, 40, line)
+            painter.drawText(tick, Qt.AlignmentFlag.AlignHCenter, label)
         legend_x = area.left()
         for key, label, color in SERIES:
             painter.setPen(QPen(color, 2))

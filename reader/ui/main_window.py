@@ -40,9 +40,11 @@ from reader.textsafe import one_line
 from reader.ui.answer_view import AnswerView
 from reader.ui.asking import AskingMixin
 from reader.ui.documents import DocumentsMixin
+from reader.ui.elided_list import elide_to_width
 from reader.ui.health import HealthPanel
 from reader.ui.labels import plain_label
 from reader.ui.message_bar import MessageBar
+from reader.ui.question_box import QuestionBox
 from reader.ui.repair import REPAIR_BUTTON, repair_work
 from reader.ui.viewer import PageView, TextView
 from reader.ui.workers import Task, Workers
@@ -102,6 +104,7 @@ class MainWindow(DocumentsMixin, AskingMixin, QMainWindow):
         # Library panel
         self.documents = QListWidget()
         self.documents.setAccessibleName("Documents")
+        elide_to_width(self.documents)  # a long title's tooltip has it whole
         self.documents.itemActivated.connect(self._on_document_activated)
         self.documents.itemClicked.connect(self._on_document_activated)
         open_button = QPushButton("&Open…")
@@ -155,7 +158,7 @@ class MainWindow(DocumentsMixin, AskingMixin, QMainWindow):
         viewer_layout.addWidget(self.viewer_tabs, 1)
 
         # Ask panel
-        self.question = QLineEdit()
+        self.question = QuestionBox()
         self.question.setPlaceholderText("Ask a question (Enter to ask, Esc to cancel)")
         self.question.returnPressed.connect(self.ask_current)
         self.question.installEventFilter(self)
@@ -191,6 +194,9 @@ class MainWindow(DocumentsMixin, AskingMixin, QMainWindow):
         ask_layout.addLayout(export_row)
 
         self.history = QListWidget()
+        # An entry wraps to the panel's width, so its question and time are read whole.
+        self.history.setWordWrap(True)
+        self.history.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.history.itemActivated.connect(self._on_history_activated)
         self.history.itemClicked.connect(self._on_history_activated)
         self.health = HealthPanel()

@@ -189,5 +189,5 @@ def test_a_fuzzy_claim_says_why_it_is_fuzzy_in_the_sources_list():
         "When?", "", [claim], [], "scripted", "claims", ["doc"], AnswerMetrics(claims=1, fuzzy=1)
     )
     html = answer_html(answer, {"doc": "Survey"})
-    assert "Survey, page 2</a> (fuzzy: the page was read by OCR and is uncertain at" in html
+    assert "Survey, page 2 (fuzzy: the page was read by OCR and is uncertain at" in html
     assert "&lt;b&gt;" in html and "<b>)" not in html  # the reason is text, never markup
