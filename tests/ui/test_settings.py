@@ -79,12 +79,22 @@ def test_ocr_mode_and_languages_are_chosen_from_the_installed_ones_and_saved(
     assert dialog.ocr_mode.currentData() == "auto"
     # Orientation detection (osd) is not a language to read in.
     assert language_rows(dialog) == {
+        "Automatic: each page in the languages of its script": True,
         "Chinese (simplified) (chi_sim)": False,
         "German (deu)": False,
-        "English (eng)": True,
+        "English (eng)": False,
     }
     assert "tesseract-ocr-fra" in dialog.ocr_note.text()
-    dialog.ocr_languages.item(1).setCheckState(Qt.CheckState.Checked)
+    # Ticking a language unticks Automatic, and ticking Automatic unticks the languages.
+    dialog.ocr_languages.item(0).setCheckState(Qt.CheckState.Unchecked)
+    dialog.ocr_languages.item(2).setCheckState(Qt.CheckState.Checked)
+    dialog.ocr_languages.item(0).setCheckState(Qt.CheckState.Checked)
+    assert [name for name, ticked in language_rows(dialog).items() if ticked] == [
+        "Automatic: each page in the languages of its script"
+    ]
+    dialog.ocr_languages.item(2).setCheckState(Qt.CheckState.Checked)
+    dialog.ocr_languages.item(3).setCheckState(Qt.CheckState.Checked)
+    assert not language_rows(dialog)["Automatic: each page in the languages of its script"]
     dialog.ocr_mode.setCurrentIndex(dialog.ocr_mode.findData("always"))
     dialog.save()
     settings = load_settings()
@@ -102,7 +112,11 @@ def test_a_language_that_is_no_longer_installed_is_shown_so_it_can_be_unticked(
     save_settings({**load_settings(), "ocr_languages": "eng+fra"})
     dialog = SettingsDialog()
     qtbot.addWidget(dialog)
-    assert language_rows(dialog) == {"English (eng)": True, "French (fra) — not installed": True}
+    assert language_rows(dialog) == {
+        "Automatic: each page in the languages of its script": False,
+        "English (eng)": True,
+        "French (fra) — not installed": True,
+    }
 
 
 def test_without_tesseract_the_dialog_says_what_to_install(qtbot, monkeypatch: pytest.MonkeyPatch):
@@ -113,7 +127,7 @@ def test_without_tesseract_the_dialog_says_what_to_install(qtbot, monkeypatch: p
     qtbot.addWidget(dialog)
     assert "not installed" in dialog.ocr_note.text()
     assert "sudo apt install tesseract-ocr" in dialog.ocr_note.text()
-    assert language_rows(dialog) == {"English (eng) — not installed": True}
+    assert language_rows(dialog) == {"Automatic: each page in the languages of its script": True}
 
 
 def test_no_ocr_language_is_not_saved(qtbot, monkeypatch: pytest.MonkeyPatch):
