@@ -86,14 +86,14 @@ def _stamps(pages: list[PageLayout]) -> list[Furniture]:
         return []
     where: dict[str, set[int]] = defaultdict(set)
     lines = _all_lines(pages)
-    for line in lines:
-        key = _key(line.text)
-        if sum(char.isalpha() for char in key) >= 6:
+    keys = [_key(line.text) for line in lines]
+    for line, key in zip(lines, keys, strict=True):
+        if sum(map(str.isalpha, key)) >= 6:
             where[key].add(line.page)
     common = {key for key, seen in where.items() if len(seen) >= max(3, len(pages) / 2)}
     found = []
-    for line in lines:
-        if _key(line.text) in common:
+    for line, key in zip(lines, keys, strict=True):
+        if key in common:
             middle = (line.top + line.bottom) / 2
             kind: FurnitureKind = "header" if middle < pages[line.page].height / 2 else "footer"
             found.append(Furniture(line.start, line.end, kind))

@@ -29,7 +29,7 @@ character and a span of the canonical text maps onto rectangles exactly.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import pymupdf
 
@@ -81,10 +81,25 @@ class TextBlock:
         return "\n".join(self.lines)
 
 
-def _displayed(page: pymupdf.Page, box: Sequence[float]) -> Box:
-    rect = pymupdf.Rect(box) * page.rotation_matrix
-    rect.normalize()
-    return (rect.x0, rect.y0, rect.x1, rect.y1)
+def _displayer(page: pymupdf.Page) -> Callable[[Sequence[float]], Box]:
+    """Maps a box of the page's unrotated space to where it is displayed.
+
+    Done in plain arithmetic with the page's rotation matrix taken once: building a
+    PyMuPDF rectangle and the matrix for every line made the layout pass about a
+    quarter of a text PDF's ingest (13,845 lines of Free Culture).
+    """
+    if page.rotation % 360 == 0:
+        return lambda box: (box[0], box[1], box[2], box[3])
+    matrix = page.rotation_matrix
+    a, b, c, d, e, f = (float(matrix[i]) for i in range(6))
+
+    def displayed(box: Sequence[float]) -> Box:
+        x0, y0, x1, y1 = box
+        xs = (a * x0 + c * y0 + e, a * x1 + c * y1 + e, a * x0 + c * y1 + e, a * x1 + c * y0 + e)
+        ys = (b * x0 + d * y0 + f, b * x1 + d * y1 + f, b * x0 + d * y1 + f, b * x1 + d * y0 + f)
+        return (min(xs), min(ys), max(xs), max(ys))
+
+    return displayed
 
 
 def page_blocks(page: pymupdf.Page, in_reading_order: bool = True) -> list[TextBlock]:
@@ -96,6 +111,7 @@ def page_blocks(page: pymupdf.Page, in_reading_order: bool = True) -> list[TextB
     character.
     """
     raw = [b for b in page.get_text("dict", flags=EXTRACTION_FLAGS)["blocks"] if b["type"] == 0]
+    displayed = _displayer(page)
     kept: list[tuple[dict, TextBlock]] = []
     for block in raw:
         lines: list[str] = []
@@ -115,9 +131,9 @@ def page_blocks(page: pymupdf.Page, in_reading_order: bool = True) -> list[TextB
                         markers.append((len(lines), low, high))
                 position = span_end
             lines.append(text[start:end])
-            line_boxes.append(_displayed(page, line["bbox"]))
+            line_boxes.append(displayed(line["bbox"]))
         if lines:
-            x0, y0, x1, y1 = _displayed(page, block["bbox"])
+            x0, y0, x1, y1 = displayed(block["bbox"])
             height = (x1 - x0) if page.rotation % 180 else (y1 - y0)
             kept.append(
                 (
@@ -146,6 +162,7 @@ def page_text_with_boxes(page: pymupdf.Page) -> tuple[str, list[Box | None]]:
     Blocks come in the same reading order as ``page_blocks``.
     """
     raw = page.get_text("rawdict", flags=EXTRACTION_FLAGS)
+    displayed = _displayer(page)
     kept: list[tuple[Box, list[tuple[str, list[Box]]]]] = []
     for block in raw["blocks"]:
         if block["type"] != 0:
@@ -158,7 +175,7 @@ def page_text_with_boxes(page: pymupdf.Page) -> tuple[str, list[Box | None]]:
             if end > start:
                 block_lines.append((text[start:end], [tuple(c["bbox"]) for c in chars[start:end]]))
         if block_lines:
-            kept.append((_displayed(page, block["bbox"]), block_lines))
+            kept.append((displayed(block["bbox"]), block_lines))
     weights = [sum(len(text) + 1 for text, _ in lines) - 1 for _, lines in kept]
     parts: list[str] = []
     boxes: list[Box | None] = []
