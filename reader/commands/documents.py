@@ -68,8 +68,8 @@ QUOTE_MISSED = 1
 @click.option(
     "--ocr-lang",
     metavar="CODES",
-    help="OCR languages as Tesseract codes joined with +, e.g. eng+deu or chi_sim "
-    "(default: eng, or as set in Settings).",
+    help="OCR languages as Tesseract codes joined with +, e.g. eng+deu or chi_sim, or "
+    "auto: each page in the languages of its script (the default, or as set in Settings).",
 )
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per file.")
 def ingest(
