@@ -152,9 +152,12 @@ def test_no_marker_ever_stands_beside_words_the_quote_does_not_say(tmp_path_fact
 
     linked = [i for i, item in enumerate(answer.claims) if item.verified]
     page = answer_html(answer)
-    anchors = re.findall(r'<a href="claim:(\d+)" style="[^"]*">([^<]*)</a><sup>', page)
-    assert sorted(int(i) for i, _ in anchors) == linked
-    for index, text in anchors:
+    # Each verified claim's words, set off, then its marker: the only link it has.
+    marked = re.findall(
+        r'<span style="background-color: [^"]*">([^<]*)</span><sup><a href="claim:(\d+)"', page
+    )
+    assert sorted(int(i) for _, i in marked) == linked
+    for text, index in marked:
         allowed(int(index), html_module.unescape(text))
 
     for rendered, marker in ((render_text(answer), " [{}]"), (render_markdown(answer), "[^{}]")):
