@@ -63,7 +63,8 @@ from rapidfuzz.distance import Levenshtein
 import reader.ingest.ocr as ocr_module
 from reader.ingest import read_document
 from reader.ingest.layout import page_blocks
-from reader.ingest.ocr import OcrSettings, render_for_ocr, require_tesseract
+from reader.ingest.ocr import OcrSettings, require_tesseract
+from reader.ingest.page_image import render_for_ocr
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pdf"
 # Pages of running prose (no tables or figures), taken in this order: the

@@ -23,13 +23,8 @@ from reader.errors import IngestError
 from reader.ingest import read_document
 from reader.ingest.extract import extract
 from reader.ingest.layout import page_blocks, render_page, span_rects
-from reader.ingest.ocr import (
-    MAX_OCR_PIXELS,
-    OcrSettings,
-    OcrUnavailableError,
-    PageImage,
-    render_for_ocr,
-)
+from reader.ingest.ocr import OcrSettings, OcrUnavailableError
+from reader.ingest.page_image import MAX_OCR_PIXELS, PageImage, render_for_ocr
 from reader.ingest.workers import ExtractionCancelled
 from reader.library import Library
 from reader.records import Document

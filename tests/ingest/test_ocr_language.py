@@ -15,6 +15,7 @@ import pymupdf
 import pytest
 
 import reader.ingest.ocr
+import reader.ingest.page_image
 from reader.config import ocr_settings, save_settings
 from reader.errors import ReaderError
 from reader.ingest import extractor_is_current
@@ -149,7 +150,7 @@ def test_a_page_rendered_below_its_resolution_to_fit_the_pixel_budget_says_so(
     needs_tesseract_languages("eng")
     scan = scan_pages(write_text_pdf(tmp_path / "prose.pdf", [PROSE]), tmp_path / "scan.pdf")
     # The 420 by 320 point page at 300 dpi is 2.3 million pixels: 2 million fit 277 dpi.
-    monkeypatch.setattr(reader.ingest.ocr, "MAX_OCR_PIXELS", 2_000_000)
+    monkeypatch.setattr(reader.ingest.page_image, "MAX_OCR_PIXELS", 2_000_000)
     extraction = extract(scan, ocr=OcrSettings("auto", ("eng",)))
     assert "page 1 is very large: read by OCR at 277 dpi" in extraction.warnings
     monkeypatch.undo()
