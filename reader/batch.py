@@ -17,10 +17,11 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reader.batch_report import BatchProgress, BatchReport, FileOutcome
 from reader.config import ocr_settings
 from reader.errors import IngestError, LibraryReadOnlyError, ReaderError, StoreError
 from reader.ingest import document_id, extractor_is_current
@@ -55,79 +56,6 @@ _CANCEL_POLL = 0.2
 _DEAD_POOL_SECONDS = 5.0
 
 
-@dataclass
-class FileOutcome:
-    """What happened to one file: added, unchanged, changed (added beside the old
-    version), updated (replaced the old version) or refused (with the reason)."""
-
-    path: Path
-    state: str
-    doc_id: str | None = None
-    title: str = ""
-    pages: int = 0
-    chars: int = 0
-    chunks: int = 0
-    warnings: list[str] = field(default_factory=list)
-    ocr_pages: int = 0  # pages read by OCR
-    reason: str | None = None
-    replaced: list[str] = field(default_factory=list)  # old versions' ids
-    answers_moved: int = 0
-
-    def to_json(self) -> dict[str, object]:
-        if self.state == "refused":
-            return {"path": str(self.path), "state": self.state, "error": self.reason}
-        return {
-            "path": str(self.path),
-            "state": self.state,
-            "doc_id": self.doc_id,
-            "title": self.title,
-            "pages": self.pages,
-            "chars": self.chars,
-            "chunks": self.chunks,
-            "ocr_pages": self.ocr_pages,
-            "added": self.state in ("added", "changed", "updated"),
-            "warnings": self.warnings,
-            "replaced": self.replaced,
-            "answers_moved": self.answers_moved,
-        }
-
-
-@dataclass
-class BatchProgress:
-    """How far a batch is: files done of the total, pages read, and how fast."""
-
-    files_done: int
-    files_total: int
-    pages: int
-    seconds: float
-    # Within the file being read in this process: pages done and their total (pages
-    # read by OCR count on top of the text layer's; see ``extract``).
-    file_pages: tuple[int, int] | None = None
-
-    @property
-    def rate(self) -> float:
-        """Pages read per second so far."""
-        return self.pages / self.seconds if self.seconds > 0 else 0.0
-
-    @property
-    def eta(self) -> float | None:
-        """Seconds left at the pace so far; None until a file is done."""
-        if not self.files_done:
-            return None
-        return self.seconds / self.files_done * (self.files_total - self.files_done)
-
-    def line(self) -> str:
-        eta = self.eta
-        left = "" if eta is None else f", {_duration(eta)} left"
-        within = ""
-        if self.file_pages is not None:
-            within = f"; this file: {self.file_pages[0]} of {self.file_pages[1]} pages"
-        return (
-            f"{self.files_done}/{self.files_total} files, {self.pages} pages, "
-            f"{self.rate:.1f} pages/s{left}{within}"
-        )
-
-
 PROGRESS_INTERVAL = 0.5  # seconds between reports of pages within one file
 
 # A batch that grows a large library by a tenth or more ends by merging its
@@ -141,34 +69,6 @@ def _worth_merging(indexed_before: int, store: LibraryStore) -> bool:
         return False
     indexed = store.indexed_chunks()
     return indexed >= MERGE_FROM_CHUNKS and indexed - indexed_before >= MERGE_GROWTH * indexed
-
-
-@dataclass
-class BatchReport:
-    outcomes: list[FileOutcome] = field(default_factory=list)
-    cancelled: bool = False
-    seconds: float = 0.0
-
-    def count(self, state: str) -> int:
-        return sum(1 for outcome in self.outcomes if outcome.state == state)
-
-    @property
-    def refused(self) -> list[FileOutcome]:
-        return [outcome for outcome in self.outcomes if outcome.state == "refused"]
-
-    @property
-    def pages(self) -> int:
-        return sum(o.pages for o in self.outcomes if o.state in ("added", "changed", "updated"))
-
-    def summary(self) -> str:
-        parts = [f"{self.count('added')} added"]
-        for state in ("updated", "changed"):
-            if self.count(state):
-                parts.append(f"{self.count(state)} {state}")
-        parts.append(f"{self.count('unchanged')} unchanged")
-        parts.append(f"{len(self.refused)} refused")
-        rate = f", {self.pages / self.seconds:.1f} pages/s" if self.seconds > 0 else ""
-        return f"{', '.join(parts)} ({self.pages} pages in {_duration(self.seconds)}{rate})"
 
 
 @dataclass
@@ -539,12 +439,3 @@ def _size(path: Path) -> int:
         return os.stat(path).st_size
     except OSError:
         return 0  # told why when it is planned
-
-
-def _duration(seconds: float) -> str:
-    seconds = max(0, round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    if seconds < 3600:
-        return f"{seconds // 60} min {seconds % 60:02d} s"
-    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"

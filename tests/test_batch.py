@@ -12,7 +12,8 @@ import pytest
 
 import reader.batch
 from reader.answer.reverify import reverify
-from reader.batch import FileOutcome, ingest_paths
+from reader.batch import ingest_paths
+from reader.batch_report import FileOutcome
 from reader.ingest import document_id
 from reader.library import Library
 from reader.records import Answer, AnswerMetrics, CheckedClaim, Claim

@@ -15,7 +15,7 @@ from reader.errors import ReaderError
 from reader.textsafe import one_line
 
 if TYPE_CHECKING:
-    from reader.batch import BatchProgress, BatchReport, FileOutcome
+    from reader.batch_report import BatchProgress, BatchReport, FileOutcome
 
 # ``reader verify``'s status when a quote was not found: the check ran, the quote failed it.
 QUOTE_MISSED = 1

@@ -225,6 +225,9 @@ def _stderr_at(log: str) -> Iterator[None]:
             os.close(saved)
 
 
+LOST_STATUS = 255
+
+
 class ExtractionPool:
     """``workers`` processes reading files; ``submit`` returns a future ``Extracted``.
 
@@ -266,7 +269,10 @@ class ExtractionPool:
         ending = f"was {killed}" if killed else how
         logged = _append_line(self.log, f"{stamp} {path}: the process reading it {ending}")
         where = f"; what it printed is in {self.log}" if logged else ""
-        if killed or (error or "").startswith("Fatal Python error"):
+        # 255 is what the forkserver reports when it lost a worker's status (its pipe
+        # closed first): with nothing printed, a worker that vanished was killed.
+        vanished = statuses == [LOST_STATUS] and not error
+        if killed or vanished or (error or "").startswith("Fatal Python error"):
             # Killed or crashed in C, most often by the file itself.
             return Extracted(
                 path,

@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (
     QTreeWidgetItem,
 )
 
-from reader.batch import BatchProgress, BatchReport, ingest_paths
+from reader.batch import ingest_paths
+from reader.batch_report import BatchProgress, BatchReport
 from reader.errors import EncryptedDocumentError, ReaderError
 from reader.ingest.extract import PYMUPDF_TYPES, TEXT_TYPES
 from reader.ingest.workers import default_workers

@@ -135,17 +135,24 @@ def test_a_worker_killed_by_a_signal_is_a_crash_and_the_refusal_names_the_log(
     tmp_path, reader_home
 ):
     refusal, log = lost_file(tmp_path, "kill")
+    # The signal's name when the forkserver passes the worker's status on; when its
+    # pipe closes first (under load) the status is lost, and the refusal still reads
+    # as a crash.
+    killed = "killed by SIGKILL: " if "SIGKILL" in refusal else ""
     assert refusal == (
-        "paper-00.pdf stopped the process reading it (killed by SIGKILL: out of memory, or a "
+        f"paper-00.pdf stopped the process reading it ({killed}out of memory, or a "
         "file damaged in a way that crashes PyMuPDF); ingest it alone, or re-save it; what "
         f"it printed is in {reader_home / WORKER_LOG_NAME}."
     )
-    assert log.rstrip().endswith("paper-00.pdf: the process reading it was killed by SIGKILL")
+    ending = "was killed by SIGKILL" if killed else "ended with status 255"
+    assert log.rstrip().endswith(f"paper-00.pdf: the process reading it {ending}")
 
 
 def test_a_worker_that_crashes_in_c_leaves_its_stack_in_the_log(tmp_path, reader_home):
     refusal, log = lost_file(tmp_path, "crash")
-    assert refusal.startswith("paper-00.pdf stopped the process reading it (killed by SIGSEGV: ")
+    # The signal's name unless the forkserver lost the status (see above).
+    assert refusal.startswith("paper-00.pdf stopped the process reading it (")
+    assert "SIGSEGV" in refusal or "status 255" in log
     assert "Fatal Python error: Segmentation fault" in log
     assert "_die" in log  # faulthandler's stack of the worker, down to where it crashed
 
@@ -183,10 +190,8 @@ def test_a_file_that_kills_its_worker_is_refused_and_no_other_file_is_blamed(
     assert states.pop("killer.pdf") == "refused"
     assert set(states.values()) == {"added"} and len(states) == 7
     (refused,) = report.refused
-    # The cause as the forkserver reports it: "killed by SIGKILL", or, when its
-    # status pipe closes before it tells (under load), "ended with status 255".
-    assert str(refused.reason).startswith("killer.pdf ")
-    assert "killed by SIGKILL" in str(refused.reason) or "status 255" in str(refused.reason)
+    # A crash, with the signal's name when the forkserver passed the status on.
+    assert str(refused.reason).startswith("killer.pdf stopped the process reading it (")
     assert len(library.documents()) == 7
     # A second run reads only the file that was refused, and refuses it again alone.
     again = ingest_paths(library, [papers], workers=2)
