@@ -13,19 +13,6 @@ from typing import Any, Literal
 VerificationStatus = Literal["exact", "fuzzy", "miss"]
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A half-open character range ``[start, end)`` of one document's canonical text."""
-
-    doc_id: str
-    start: int
-    end: int
-
-    @property
-    def url(self) -> str:
-        return deep_link(self.doc_id, self.start, self.end)
-
-
 def deep_link(doc_id: str, start: int, end: int) -> str:
     return f"reader://{doc_id}#{start}-{end}"
 

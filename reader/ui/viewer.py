@@ -130,12 +130,6 @@ class TextView(QPlainTextEdit):
     def highlighted_range(self) -> tuple[int, int] | None:
         return self._highlight
 
-    def highlighted_parts(self) -> list[tuple[int, int]]:
-        """The ranges the highlight paints: the span without its furniture."""
-        if self._highlight is None:
-            return []
-        return outside(*self._highlight, self.furniture)
-
     def from_qt(self, position: int) -> int:
         """The string index of a Qt position (the inverse of ``to_qt``)."""
         return position - bisect_left([a + n for n, a in enumerate(self._astral)], position)
