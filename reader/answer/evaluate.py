@@ -67,6 +67,7 @@ class EvalItem:
     gold_spans: list[tuple[int, int]] = field(default_factory=list)
     id: str = ""
     kind: str = ""  # of an unanswerable question: "near-miss", "off-topic"...
+    corpus_missing: str | None = None  # why its document cannot be there, if so
 
 
 def load_items(path: Path) -> list[EvalItem]:
@@ -85,8 +86,9 @@ def load_items(path: Path) -> list[EvalItem]:
 def _reader_items(path: Path, data: dict[str, Any]) -> list[EvalItem]:
     named = data.get("corpus", ".")
     corpus = (path.parent / named).resolve()
-    if not corpus.is_dir():
-        raise ReaderError(
+    missing = None
+    if not corpus.is_dir():  # said when the documents are read, not when the file is
+        missing = (
             f"The documents of {path.name} are not at {corpus} (it names its corpus as "
             f"'{named}', relative to itself): put the corpus folder there, or edit 'corpus' "
             "in the file."
@@ -100,6 +102,7 @@ def _reader_items(path: Path, data: dict[str, Any]) -> list[EvalItem]:
             evidence=list(q.get("evidence", [])),
             id=str(q.get("id", "")),
             kind=str(q.get("kind", "")),
+            corpus_missing=missing,
         )
         for q in data["questions"]
     ]
@@ -266,6 +269,8 @@ def evaluate(
 def _ingest(library: Library, item: EvalItem, documents: dict[str, str], folder: Path) -> str:
     key = str(item.document) if item.document is not None else (item.context or "")
     if key not in documents:
+        if item.corpus_missing:
+            raise ReaderError(item.corpus_missing)
         if item.document is not None:
             documents[key] = library.ingest(item.document).doc_id
         else:
