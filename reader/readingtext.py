@@ -43,12 +43,18 @@ _RUN_INTO = re.compile(r"(?<=[A-Za-z][.!?;:])(?=[A-Z][a-z])|(?<=[a-z][.!?][\"”
 
 
 def reading_view(
-    text: str, furniture: Iterable[Furniture] = (), offset: int = 0, keep_furniture: bool = False
+    text: str,
+    furniture: Iterable[Furniture] = (),
+    offset: int = 0,
+    keep_furniture: bool = False,
+    kept_breaks: Iterable[int] = (),
 ) -> str:
     """``text`` (which starts at canonical ``offset``) as read, character for character.
 
     ``keep_furniture`` keeps the furniture's own characters (for a view that
-    shows it dimmed) while still joining the sentence around it.
+    shows it dimmed) while still joining the sentence around it. A line break at
+    one of the canonical offsets ``kept_breaks`` stays (the end of a heading's
+    line: "What reader does" is not joined to "reader is ..." below it).
     """
     end = offset + len(text)
     inside = sorted(
@@ -58,8 +64,13 @@ def reading_view(
     )
     viewed = _splice(text, inside, lambda low, high, kind: _blank(text, low, high, kind))
     viewed = _LINE_END_HYPHEN.sub(SOFT_HYPHEN + ZERO_WIDTH_SPACE, viewed)
-    viewed = _CONTINUED.sub(lambda gap: " " * len(gap.group()), viewed)
-    viewed = _LINE_BREAK.sub(" ", viewed)
+    kept = {position - offset for position in kept_breaks}
+
+    def joined(gap: re.Match[str]) -> str:
+        return gap.group() if gap.start() in kept else " " * len(gap.group())
+
+    viewed = _CONTINUED.sub(joined, viewed)
+    viewed = _LINE_BREAK.sub(joined, viewed)
     if not keep_furniture or not inside:
         return viewed
     # The furniture's own characters back in place (its line breaks stay as viewed).

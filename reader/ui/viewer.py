@@ -71,7 +71,12 @@ class TextView(QPlainTextEdit):
         self.page_starts = list(document.page_starts)
         self.ocr_pages = set(document.ocr_page_numbers())
         self._astral = [i for i, char in enumerate(document.text) if ord(char) > 0xFFFF]
-        self.setPlainText(reading_view(document.text, self.furniture, keep_furniture=True))
+        heading_ends = [_line_end(document.text, h.offset) for h in document.headings]
+        self.setPlainText(
+            reading_view(
+                document.text, self.furniture, keep_furniture=True, kept_breaks=heading_ends
+            )
+        )
         self._dim_furniture()
         self._highlight = None
         self.setExtraSelections([])
@@ -417,3 +422,9 @@ class PageView(QWidget):
             self._rescale()
         elif self._reveal_pending:
             self.reveal_highlight()
+
+
+def _line_end(text: str, start: int) -> int:
+    """Where the line that starts at ``start`` ends (the text's end if it does not)."""
+    end = text.find("\n", start)
+    return len(text) if end < 0 else end

@@ -82,3 +82,20 @@ def test_a_passages_answer_across_a_page_break_highlights_only_its_words(window,
     assert window.activate_claim(crossing[0])
     painted = " ".join(s.cursor.selectedText() for s in window.text_view.extraSelections())
     assert "HARBOUR BOOK" not in painted and "CHAPTER ONE" not in painted
+
+
+def test_a_heading_stays_on_its_own_line_above_its_paragraph(qtbot):
+    """The sample's first paragraph starts in lower case ("reader is ..."): it must
+    not be joined to the heading above it, as a sentence run across a page is."""
+    from reader.sample import SECTIONS, sample_path
+
+    document, _ = read_document(sample_path())
+    view = TextView()
+    qtbot.addWidget(view)
+    view.set_document(document)
+    shown = view.toPlainText()
+    for heading, paragraphs in SECTIONS:
+        assert f"{heading}\n" in shown, heading
+        assert f"{heading}  {paragraphs[0][:10]}" not in shown
+    # The view is still the canonical text, character for character.
+    assert len(shown) == len(document.text)
