@@ -41,7 +41,7 @@ SETTINGS_DEFAULTS: dict[str, object] = {
     # Pages without a usable text layer are read by OCR: auto (when needed), always, never.
     "ocr_mode": "auto",
     # Tesseract language codes joined with +, e.g. eng+deu; auto: each page in the
-    # languages of the script Tesseract detects on it (reader.ingest.ocr.SCRIPT_LANGUAGES).
+    # languages of the script Tesseract detects on it (see reader.ingest.ocr_languages).
     "ocr_languages": "auto",
 }
 

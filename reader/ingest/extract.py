@@ -33,11 +33,11 @@ from reader.ingest.ocr import (
     OcrSettings,
     PageReading,
     find_tesseract,
-    language_names,
     page_needs_ocr,
     read_pages,
     require_tesseract,
 )
+from reader.ingest.ocr_languages import language_names
 from reader.ingest.titles import choose_title, first_pages_title, without_running_lines
 from reader.records import Furniture, Heading, OcrBox, OcrConfidence, OcrPageInfo
 

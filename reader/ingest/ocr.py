@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from reader.errors import IngestError, ReaderError
 from reader.ingest.hocr import OcrPage, parse_hocr
+from reader.ingest.ocr_languages import SCRIPT_LANGUAGES, languages_for_script
 from reader.ingest.page_image import OCR_DPI, PageImage, render_for_ocr, render_page_image
 
 if TYPE_CHECKING:
@@ -48,37 +49,6 @@ OCR_MODES = ("auto", "always", "never")
 # on it, among those installed (``languages_for_script``).
 AUTO_LANGUAGE = "auto"
 DEFAULT_LANGUAGES = (AUTO_LANGUAGE,)
-# The installed languages a script is read in: a Latin page in all of these at once
-# (German needs deu for its umlauts; eng+deu read English scans as eng alone did),
-# a page of another script in the first of them installed.
-SCRIPT_LANGUAGES: dict[str, tuple[str, ...]] = {
-    "Latin": ("eng", "deu"),
-    "Han": ("chi_sim", "chi_tra"),
-    "Cyrillic": ("rus", "ukr"),
-    "Greek": ("ell",),
-    "Arabic": ("ara",),
-    "Hebrew": ("heb",),
-    "Devanagari": ("hin",),
-    "Japanese": ("jpn",),
-    "Hangul": ("kor",),
-    "Korean": ("kor",),
-    "Thai": ("tha",),
-}
-LANGUAGE_NAMES = {
-    "eng": "English",
-    "deu": "German",
-    "chi_sim": "Chinese",
-    "chi_tra": "Chinese (traditional)",
-    "rus": "Russian",
-    "ukr": "Ukrainian",
-    "ell": "Greek",
-    "ara": "Arabic",
-    "heb": "Hebrew",
-    "hin": "Hindi",
-    "jpn": "Japanese",
-    "kor": "Korean",
-    "tha": "Thai",
-}
 # A page whose words were read with a mean confidence below this is unreliable: it
 # is said so and, in ``auto`` languages, its script is detected. On the corpus, the
 # Chinese scan's pages had 20 to 33 read in English and 88 to 91 in Chinese; the
@@ -269,19 +239,6 @@ def require_tesseract(languages: Sequence[str]) -> Tesseract:
             f"(sudo apt install {packages}) or choose an installed language."
         )
     return engine
-
-
-def languages_for_script(script: str, installed: Sequence[str]) -> tuple[str, ...]:
-    """The installed languages a page in ``script`` (as Tesseract names it) is read in;
-    empty if there are none."""
-    candidates = [code for code in SCRIPT_LANGUAGES.get(script, ()) if code in installed]
-    return tuple(candidates) if script == "Latin" else tuple(candidates[:1])
-
-
-def language_names(languages: Sequence[str]) -> str:
-    """``("eng", "deu")`` as "English and German"."""
-    names = [LANGUAGE_NAMES.get(code, code) for code in languages]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 @lru_cache(maxsize=8)

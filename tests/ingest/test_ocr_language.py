@@ -20,7 +20,8 @@ from reader.config import ocr_settings, save_settings
 from reader.errors import ReaderError
 from reader.ingest import extractor_is_current
 from reader.ingest.extract import Extraction, extract
-from reader.ingest.ocr import OcrSettings, languages_for_script
+from reader.ingest.ocr import OcrSettings
+from reader.ingest.ocr_languages import languages_for_script
 from tests.ingest.test_ocr import PROSE, scan_pages, write_text_pdf
 
 CHINESE = "行政处罚决定书。当事人应当自收到本决定书之日起十五日内缴纳罚款。"
