@@ -16,7 +16,7 @@ import click
 
 from reader.commands import EXPECTED_FAILURE, cli
 from reader.errors import ReaderError
-from reader.textsafe import one_line
+from reader.text.escaping import one_line
 
 __all__ = ["cli", "main"]
 

@@ -69,7 +69,7 @@ class Chunk:
     """A retrievable passage: ``text == canonical[start:end]`` always holds.
 
     ``furniture`` is the page furniture inside the chunk; ``reading_text`` is
-    the chunk as read (see ``reader.readingtext``), with the same offsets.
+    the chunk as read (see ``reader.text.reading_view``), with the same offsets.
     """
 
     id: str
@@ -89,7 +89,7 @@ class Chunk:
 
     @property
     def reading_text(self) -> str:
-        from reader.readingtext import reading_view
+        from reader.text.reading_view import reading_view
 
         return reading_view(self.text, self.furniture, self.start)
 

@@ -38,7 +38,7 @@ def test_no_core_module_imports_qt():
 def test_core_and_cli_import_without_loading_qt():
     code = (
         "import sys, reader.cli, reader.library, reader.ingest, reader.store, "
-        "reader.retrieve, reader.verify, reader.textnorm\n"
+        "reader.retrieve, reader.verify, reader.text.normalize\n"
         "loaded = [m for m in sys.modules if m.split('.')[0] in "
         f"{QT_MODULES!r}]\n"
         "print(loaded)\n"

@@ -10,7 +10,7 @@ import pytest
 
 from reader.answer.evaluate import load_items
 from reader.library import Library
-from reader.textnorm import normalize_key
+from reader.text.normalize import normalize_key
 from tests.conftest import corpus_dir
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "bench" / "qa" / "long-documents.json"

@@ -177,9 +177,7 @@ def install(
     finally:
         temporary.unlink(missing_ok=True)
     if make_default:
-        settings = load_settings()
-        settings["model"] = model.file_name
-        save_settings(settings)
+        save_settings(load_settings().replace(model=model.file_name))
     return target
 
 

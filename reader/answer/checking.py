@@ -28,9 +28,9 @@ from dataclasses import dataclass, field, replace
 from reader.answer.hygiene import strip_meta
 from reader.answer.judge import SupportJudge
 from reader.errors import ChunkNotFoundError
-from reader.readingtext import readable
 from reader.records import CheckedClaim, Chunk, Claim, Verification
 from reader.retrieve.evidence import Evidence
+from reader.text.reading_view import readable
 from reader.verify import PassageVerifier
 from reader.verify.grounding import check_grounding, grounding_for
 

@@ -52,7 +52,7 @@ from reader.answer.judge import SupportJudge
 from reader.answer.pipeline import Answerer
 from reader.errors import ReaderError
 from reader.library import Library
-from reader.textnorm import normalize_key
+from reader.text.normalize import normalize_key
 from reader.verify.grounding import check_grounding
 
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from reader.answer.backends import CancelSignal
 from reader.errors import ModelError
-from reader.textsafe import one_line
+from reader.text.escaping import one_line
 
 # How often a wait looks at the cancel signal: cancelling takes at most this long.
 SLICE_SECONDS = 0.05

@@ -28,7 +28,7 @@ from reader.answer.backends import Messages
 from reader.answer.models import judges_support
 from reader.errors import ModelError
 from reader.records import Grounding
-from reader.verify.grounding import words
+from reader.text.words import words
 
 # Below this, a claim the rules pass is not linked in its own words. Chosen on
 # the labelled set (bench/support/README.md has the figures at each threshold).

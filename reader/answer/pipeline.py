@@ -53,9 +53,9 @@ from reader.answer.prompting import (
 )
 from reader.errors import AnswerCancelled, ReaderError, StoreError
 from reader.library import Library
-from reader.readingtext import readable
 from reader.records import Answer, AnswerMetrics, CheckedClaim, Chunk, Claim
 from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
+from reader.text.reading_view import readable
 
 DEFAULT_MODE = AUTO
 # Chunks searched for evidence sentences; the right one is in the top 10

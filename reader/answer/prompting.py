@@ -20,9 +20,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reader.readingtext import readable
 from reader.records import Chunk
 from reader.retrieve.evidence import Evidence
+from reader.text.reading_view import readable
 
 AUTO = "auto"
 FREE = "free"

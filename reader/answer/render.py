@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from reader.records import Answer, CheckedClaim
-from reader.textsafe import (
+from reader.text.escaping import (
     escape_markdown,
     escape_terminal,
     guard_markdown_line,

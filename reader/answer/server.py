@@ -28,6 +28,7 @@ from reader.answer.http_stream import (
     StreamingConnection,
     shown,
 )
+from reader.config import DEFAULTS
 from reader.errors import ModelError
 
 ERROR_BODY_BYTES = 4096
@@ -56,10 +57,10 @@ class ServerTimeouts:
       hundred tokens from a CPU-only server takes a minute or two: 10 minutes.
     """
 
-    connect: float = 10.0
-    first_token: float = 120.0
-    between_tokens: float = 60.0
-    answer: float = 600.0
+    connect: float = DEFAULTS.server_connect_timeout
+    first_token: float = DEFAULTS.server_first_token_timeout
+    between_tokens: float = DEFAULTS.server_between_tokens_timeout
+    answer: float = DEFAULTS.server_answer_timeout
 
     @classmethod
     def all(cls, seconds: float) -> ServerTimeouts:

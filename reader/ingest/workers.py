@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from reader.config import reader_home
 from reader.errors import ReaderError
 from reader.records import Chunk, Document
-from reader.textsafe import one_line
+from reader.text.escaping import one_line
 
 if TYPE_CHECKING:
     from reader.ingest.extract import ProgressCallback

@@ -27,8 +27,8 @@ from itertools import pairwise
 
 from reader.ingest.chunking import sentence_spans
 from reader.records import Chunk
-from reader.textnorm import CJK_LETTERS, normalize_key
-from reader.verify.grounding import STOPWORDS, stem, words
+from reader.text.normalize import CJK_LETTERS, normalize_key
+from reader.text.words import STOPWORDS, stem, words
 
 MIN_SENTENCE_CHARS = 25
 MAX_SENTENCE_CHARS = 420
@@ -93,7 +93,7 @@ _REASON = re.compile(
 class Evidence:
     """A sentence of a chunk as read: ``chunk.reading_text[start:end] == text``.
 
-    The reading text has the chunk's offsets (see ``reader.readingtext``), so
+    The reading text has the chunk's offsets (see ``reader.text.reading_view``), so
     ``chunk.start + start`` is where the sentence begins in the canonical text.
     """
 

@@ -7,7 +7,7 @@ and brackets are therefore plain words or nothing at all, and never a syntax
 error.
 
 The index holds every CJK character as a word of its own (see
-``reader.textnorm.search_form``), and a question's run of CJK characters is a
+``reader.text.words.search_form``), and a question's run of CJK characters is a
 whole clause ("公司负责人是谁"), which as one phrase would be found only where
 the document says exactly that. So a run is searched as its overlapping pairs
 of characters, each a phrase ("公 司" OR "司 负" OR ...): a chunk holding more
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from reader.records import SearchHit
 from reader.retrieve.word_counts import chunks_holding
 from reader.store.database import LibraryStore
-from reader.textnorm import CJK_LETTERS
+from reader.text.normalize import CJK_LETTERS
 
 _TOKEN = re.compile(rf"[{CJK_LETTERS}]+|[^\W{CJK_LETTERS}]+")
 _CJK_CLASS = re.compile(f"[{CJK_LETTERS}]")

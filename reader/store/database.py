@@ -37,7 +37,7 @@ from reader.records import (
 from reader.store import health, ocr_pages
 from reader.store.migrations import apply_migrations, pending_migrations
 from reader.store.sources import SourceFile, write_source
-from reader.textnorm import porter_stem, search_form
+from reader.text.words import porter_stem, search_form
 
 _CHUNK_COLUMNS = 'id, doc_id, seq, start, "end", text, heading, page_start, page_end, furniture'
 

@@ -87,7 +87,7 @@ def create_documents_and_chunks(db: sqlite_utils.Database) -> None:
     )
     db.execute("CREATE INDEX chunks_by_document ON chunks (doc_id, seq)")
     # The index keeps its own copy of the text in search form (see
-    # textnorm.search_form), so it is not an external-content table.
+    # reader.text.words.search_form), so it is not an external-content table.
     db.execute(
         "CREATE VIRTUAL TABLE chunks_fts USING fts5("
         "text, heading, tokenize = 'unicode61 remove_diacritics 2')"
@@ -133,7 +133,7 @@ def stem_the_index(db: sqlite_utils.Database) -> None:
     The index is rebuilt from the chunks table in place; the search form of
     each chunk is recomputed the way ``LibraryStore`` writes it.
     """
-    from reader.textnorm import search_form
+    from reader.text.words import search_form
 
     db.execute("DROP TABLE chunks_fts")
     db.execute(

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QTextBrowser, QToolTip
 
 from reader.answer.render import claim_numbers, prose_pieces
 from reader.records import Answer, CheckedClaim
-from reader.textsafe import html_text, one_line
+from reader.text.escaping import html_text, one_line
 
 # Faint backgrounds for a verified claim's words: quiet enough to read as prose.
 VERIFIED_TINT = "#e6f2e8"

@@ -28,9 +28,9 @@ from reader.config import load_settings
 from reader.errors import ReaderError, StoreError
 from reader.ingest.layout import render_page
 from reader.library import Library
-from reader.readingtext import outside
 from reader.records import Answer, CheckedClaim
-from reader.textsafe import one_line
+from reader.text.escaping import one_line
+from reader.text.reading_view import outside
 from reader.ui.ocr_labels import page_note
 from reader.ui.workers import Task, TaskCancelled
 
@@ -63,7 +63,7 @@ class AskingMixin:
     def ask(self: MainWindow, question: str, doc_ids: list[str] | None) -> Task:
         database = self.database
         factory = self.backend_factory
-        mode = str(load_settings().get("mode") or "auto")
+        mode = load_settings().mode
         self._streamed_claims = []
         self._streamed_text = ""
         self.answer = None

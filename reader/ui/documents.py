@@ -20,14 +20,14 @@ from PySide6.QtWidgets import (
     QTreeWidgetItem,
 )
 
-from reader.batch import ingest_paths
-from reader.batch_report import BatchProgress, BatchReport
 from reader.errors import EncryptedDocumentError, ReaderError
 from reader.ingest.extract import PYMUPDF_TYPES, TEXT_TYPES
 from reader.ingest.workers import default_workers
 from reader.library import IngestResult, Library
+from reader.library.batch import ingest_paths
+from reader.library.batch_report import BatchProgress, BatchReport
 from reader.records import Document
-from reader.textsafe import one_line, rich_text_lines
+from reader.text.escaping import one_line, rich_text_lines
 from reader.ui.ocr_labels import IngestStep, document_note, ingest_line, library_pages
 from reader.ui.workers import Task, TaskCancelled
 

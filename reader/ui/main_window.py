@@ -34,9 +34,9 @@ from reader.answer.setup import make_backend
 from reader.config import library_path
 from reader.errors import LibraryDamagedError, ReaderError
 from reader.library import Library
+from reader.library.repair import RepairReport
 from reader.records import Answer, CheckedClaim, Document
-from reader.repair import RepairReport
-from reader.textsafe import one_line
+from reader.text.escaping import one_line
 from reader.ui.answer_view import AnswerView
 from reader.ui.asking import AskingMixin
 from reader.ui.documents import DocumentsMixin

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reader.textsafe import one_line
+from reader.text.escaping import one_line
 from reader.ui.labels import plain_label
 
 

@@ -16,8 +16,8 @@ from PySide6.QtCore import QEventLoop, Qt
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
 from reader.errors import LibraryDamagedError, ReaderError
-from reader.repair import RepairReport, repair_library
-from reader.textsafe import one_line
+from reader.library.repair import RepairReport, repair_library
+from reader.text.escaping import one_line
 from reader.ui.labels import plain_label
 from reader.ui.workers import TaskCancelled, Workers
 

@@ -24,7 +24,7 @@ from reader.answer import setup
 from reader.answer.catalogue import model_choices
 from reader.answer.models import models_dir
 from reader.answer.setup import server_timeouts
-from reader.config import load_settings, save_settings
+from reader.config import Settings, load_settings, save_settings
 from reader.ingest import ocr
 from reader.ui.labels import plain_label
 from reader.ui.ocr_labels import language_name
@@ -43,10 +43,6 @@ MORE_LANGUAGES = (
     "More languages: install Tesseract's language package, e.g. "
     "sudo apt install tesseract-ocr-fra for French."
 )
-
-
-def _text(value: object) -> str | None:
-    return str(value) if value else None
 
 
 def _seconds_box(value: float, tip: str) -> QDoubleSpinBox:
@@ -72,23 +68,23 @@ class SettingsDialog(QDialog):
         self.model.addItem("Default: the first in the models folder, else the embedded", None)
         for label, value in model_choices():
             self.model.addItem(label, value)
-        self._choose_model(_text(settings.get("model")))
+        self._choose_model(settings.model)
         browse = QPushButton("&Browse…")
         browse.clicked.connect(self._browse)
         model_row = QHBoxLayout()
         model_row.addWidget(self.model, 1)
         model_row.addWidget(browse)
-        self.server_url = QLineEdit(str(settings.get("server_url") or ""))
+        self.server_url = QLineEdit(settings.server_url or "")
         self.server_url.setPlaceholderText("e.g. http://gpu-box:8080 (empty: run locally)")
-        self.model_name = QLineEdit(str(settings.get("model_name") or ""))
+        self.model_name = QLineEdit(settings.model_name or "")
         self.threads = QSpinBox()
         self.threads.setRange(0, 64)
         self.threads.setSpecialValueText("automatic")
-        self.threads.setValue(int(settings.get("threads") or 0))  # type: ignore[call-overload]
+        self.threads.setValue(settings.threads or 0)
         self.context = QSpinBox()
         self.context.setRange(1024, 131072)
         self.context.setSingleStep(1024)
-        self.context.setValue(int(settings.get("context_size") or 4096))  # type: ignore[call-overload]
+        self.context.setValue(settings.context_size)
         timeouts = server_timeouts(settings)
         self.connect_timeout = _seconds_box(
             timeouts.connect, "How long a server may take to accept the connection."
@@ -107,7 +103,7 @@ class SettingsDialog(QDialog):
         )
         self.mode = QComboBox()
         self.mode.addItems(["auto", "constrained", "free", "passages"])
-        self.mode.setCurrentText(str(settings.get("mode") or "auto"))
+        self.mode.setCurrentText(settings.mode)
         form = QFormLayout(self)
         form.addRow("&Model file:", model_row)
         form.addRow("&Server URL:", self.server_url)
@@ -131,18 +127,12 @@ class SettingsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
 
-    def _add_ocr_rows(self, form: QFormLayout, settings: dict[str, object]) -> None:
+    def _add_ocr_rows(self, form: QFormLayout, settings: Settings) -> None:
         self.ocr_mode = QComboBox()
         for mode, description in OCR_MODES:
             self.ocr_mode.addItem(f"{mode}: {description}", mode)
-        self.ocr_mode.setCurrentIndex(
-            max(0, self.ocr_mode.findData(str(settings.get("ocr_mode") or "auto")))
-        )
-        chosen = [
-            code
-            for code in str(settings.get("ocr_languages") or ocr.AUTO_LANGUAGE).split("+")
-            if code
-        ]
+        self.ocr_mode.setCurrentIndex(max(0, self.ocr_mode.findData(settings.ocr_mode)))
+        chosen = [code for code in settings.ocr_languages.split("+") if code]
         engine = ocr.find_tesseract()
         # Orientation detection is not a language to read in; ocr uses it by itself.
         installed = [code for code in engine.languages() if code != "osd"] if engine else []
@@ -208,21 +198,20 @@ class SettingsDialog(QDialog):
             self.problem.show()
             return
         save_settings(
-            {
-                **load_settings(),
-                "model": self.model.currentData(),
-                "server_url": self.server_url.text().strip() or None,
-                "model_name": self.model_name.text().strip() or None,
-                "server_connect_timeout": self.connect_timeout.value(),
-                "server_first_token_timeout": self.first_token_timeout.value(),
-                "server_between_tokens_timeout": self.between_tokens_timeout.value(),
-                "server_answer_timeout": self.answer_timeout.value(),
-                "threads": self.threads.value() or None,
-                "context_size": self.context.value(),
-                "mode": self.mode.currentText(),
-                "ocr_mode": self.ocr_mode.currentData(),
-                "ocr_languages": "+".join(languages),
-            }
+            load_settings().replace(
+                model=self.model.currentData(),
+                server_url=self.server_url.text().strip() or None,
+                model_name=self.model_name.text().strip() or None,
+                server_connect_timeout=self.connect_timeout.value(),
+                server_first_token_timeout=self.first_token_timeout.value(),
+                server_between_tokens_timeout=self.between_tokens_timeout.value(),
+                server_answer_timeout=self.answer_timeout.value(),
+                threads=self.threads.value() or None,
+                context_size=self.context.value(),
+                mode=self.mode.currentText(),
+                ocr_mode=self.ocr_mode.currentData(),
+                ocr_languages="+".join(languages),
+            )
         )
         setup.forget_backends()
         self.accept()

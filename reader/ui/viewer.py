@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reader.readingtext import outside, reading_view
 from reader.records import Document, Furniture
+from reader.text.reading_view import outside, reading_view
 from reader.ui.labels import plain_label
 
 
@@ -39,7 +39,7 @@ def highlight_color(widget_palette_dark: bool) -> QColor:
 class TextView(QPlainTextEdit):
     """The document as read, with one highlighted span at a time.
 
-    The text is the canonical text's reading view (``reader.readingtext``):
+    The text is the canonical text's reading view (``reader.text.reading_view``):
     paragraphs reflow to the pane's width, words hyphenated at a line end are
     joined, sentences run on across page breaks, and page furniture (running
     heads, page numbers, footnote markers) is shown dimmed; a thin rule and

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from reader.readingtext import reading_view
 from reader.records import Chunk, Document, Verification
-from reader.textnorm import normalize
+from reader.text.normalize import normalize
+from reader.text.reading_view import reading_view
 from reader.verify.ocr import OcrReading
 from reader.verify.verifier import QuoteMatcher, as_read_or_printed
 

@@ -33,12 +33,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-
-import snowballstemmer
 
 from reader.records import Claim, Grounding, Verification
-from reader.textnorm import CJK_LETTERS, normalize_key
+from reader.text.normalize import CJK_LETTERS, normalize_key
+from reader.text.words import STOPWORDS, stem, words
 from reader.verify.numbers import (
     COUNT_NOUNS,
     NUMBER_WORDS,
@@ -49,9 +47,7 @@ from reader.verify.numbers import (
     number_value,
 )
 
-_WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*", re.UNICODE)
 _CJK_RUN = re.compile(f"[{CJK_LETTERS}]+")
-_CJK_PIECES = re.compile(f"([{CJK_LETTERS}]+)")
 _CLAUSE_BREAK = re.compile(r"[,;:.!?()]|\s(?:but|however|although|though|whereas|while)\s")
 
 # fmt: off
@@ -60,67 +56,6 @@ NEGATIONS = frozenset([
     "nowhere",
 ])
 # fmt: on
-# Function words: a claim may add or drop these without saying anything new.
-# fmt: off
-STOPWORDS = frozenset([
-    "a", "an", "the", "this", "that", "these", "those", "there", "here", "it", "its", "itself",
-    "they", "them", "their", "theirs", "he", "him", "his", "she", "her", "hers", "we", "us",
-    "our", "ours", "you", "your", "yours", "i", "me", "my", "mine", "one", "ones", "is", "are",
-    "was", "were", "be", "been", "being", "am", "do", "does", "did", "doing", "done", "has",
-    "have", "had", "having", "will", "would", "shall", "should", "can", "could", "may", "might",
-    "must", "ought", "and", "or", "but", "if", "then", "than", "so", "as", "of", "at", "by",
-    "for", "with", "from", "to", "into", "onto", "in", "on", "upon", "about", "above", "below",
-    "over", "under", "between", "among", "through", "during", "before", "after", "since", "until",
-    "while", "because", "though", "although", "whether", "also", "too", "very", "just", "only",
-    "even", "both", "each", "either", "every", "all", "any", "some", "such", "same", "other",
-    "another", "more", "most", "less", "least", "much", "many", "few", "several", "own", "what",
-    "which", "who", "whom", "whose", "when", "where", "why", "how", "s", "t", "d", "ll", "m",
-    "re", "ve", "etc", "ie", "eg", "according", "said", "says", "say", "states", "stated",
-    "stating", "mentions", "mentioned", "describes", "described", "document", "documents",
-    "passage", "passages", "text", "source", "sources", "quote",
-])
-# fmt: on
-
-
-@lru_cache(maxsize=1)
-def _stemmer() -> snowballstemmer.stemmer:
-    return snowballstemmer.stemmer("english")
-
-
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """The Snowball stem of a lower-case word (inflections share a stem)."""
-    return str(_stemmer().stemWord(word))
-
-
-def words(text: str, cjk_pairs: bool = False) -> list[str]:
-    """The words of ``text`` in matching form: folded like quotes are, lower case.
-
-    A run of CJK characters becomes one word per character, since those
-    scripts do not separate words with spaces, and the digits or Latin letters
-    it runs into are words of their own ("2018年1月" is "2018", "年", "1",
-    "月"). With ``cjk_pairs``, a run becomes its overlapping pairs of characters
-    instead ("负责人" is "负责", "责人"; a run of one character is itself): a
-    pair tells a word from its characters' other uses, as search does.
-    """
-    folded = normalize_key(text).replace("n't", " not").replace("'", " ")
-    # "12%", "12 per cent" and "12 percent" are one statement.
-    folded = folded.replace("%", " percent ").replace("per cent", "percent")
-    tokens: list[str] = []
-    for token in _WORD.findall(folded):
-        if not _CJK_RUN.search(token):
-            tokens.append(token.strip(".,"))
-            continue
-        for piece in _CJK_PIECES.split(token):
-            if not _CJK_RUN.fullmatch(piece):
-                tokens.extend(part.strip(".,") for part in _WORD.findall(piece))
-            elif cjk_pairs and len(piece) > 1:
-                tokens.extend(piece[index : index + 2] for index in range(len(piece) - 1))
-            else:
-                tokens.extend(piece)
-    return [token for token in tokens if token]
-
-
 @dataclass(frozen=True, slots=True)
 class _Vocabulary:
     """What a piece of text offers to support a claim: words, stems, numbers."""

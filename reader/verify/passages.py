@@ -36,9 +36,9 @@ from bisect import bisect_right
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from reader.readingtext import reading_view
 from reader.records import Chunk, Verification
-from reader.textnorm import NormalizedText, normalize, normalize_key
+from reader.text.normalize import NormalizedText, normalize, normalize_key
+from reader.text.reading_view import reading_view
 from reader.verify.ocr import OcrReading
 from reader.verify.verifier import SEPARATOR, Pages, QuoteMatcher, as_read_or_printed
 

@@ -27,7 +27,7 @@ from unicodedata import combining
 from rapidfuzz import fuzz
 
 from reader.records import Chunk, Verification
-from reader.textnorm import NormalizedText, normalize_key
+from reader.text.normalize import NormalizedText, normalize_key
 from reader.verify.damage import Alignment, OcrConfidenceAt, align_damaged
 from reader.verify.ocr import OcrReading, ocr_reason
 

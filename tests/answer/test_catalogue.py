@@ -87,7 +87,7 @@ def test_installed_parts_are_joined_checked_and_made_the_default(site, tmp_path)
     assert path == folder / "fake-model.gguf"
     assert path.read_bytes() == b"".join(PARTS)
     assert sorted(p.name for p in folder.iterdir()) == ["fake-model.gguf"]
-    assert load_settings()["model"] == "fake-model.gguf"
+    assert load_settings().model == "fake-model.gguf"
     assert seen[-1] == (path.stat().st_size, path.stat().st_size)
 
 
@@ -98,7 +98,7 @@ def test_a_truncated_part_installs_nothing(site, tmp_path):
     with pytest.raises(ModelError, match=r"truncated or altered\. Nothing was installed"):
         install(fake_model(), folder)
     assert list(folder.iterdir()) == []
-    assert load_settings()["model"] is None
+    assert load_settings().model is None
 
 
 def test_an_altered_part_installs_nothing_and_keeps_what_was_installed(site, tmp_path):
@@ -175,7 +175,7 @@ def test_models_install_of_an_unknown_or_uninstalled_model_is_one_line(reader_ho
     assert missing.returncode == 2 and missing.stderr.count("\n") == 1
     assert f"run pip install $(reader models requirements {model.name}) first" in missing.stderr
     assert not list((reader_home / "models").glob("*.gguf"))
-    assert load_settings()["model"] is None
+    assert load_settings().model is None
 
 
 def test_the_bench_fetcher_pins_the_same_files(monkeypatch):

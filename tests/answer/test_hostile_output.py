@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from reader.answer import Answerer, ScriptedBackend
 from reader.library import Library
-from reader.textnorm import normalize_key
+from reader.text.normalize import normalize_key
 from tests.answer.conftest import TREATY
 
 QUESTION = "When was the Treaty of Westphalia signed?"

@@ -16,7 +16,7 @@ import reader
 from reader.answer import Answerer
 from reader.answer.models import embedded_model_path, resolve_model
 from reader.answer.setup import make_backend
-from reader.textnorm import normalize_key
+from reader.text.normalize import normalize_key
 from tests.answer.conftest import TREATY
 
 pytestmark = pytest.mark.model

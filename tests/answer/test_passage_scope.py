@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-import reader.library
+import reader.library.library
 from reader.answer import Answerer
 from reader.records import Document
 from reader.store import LibraryStore
@@ -27,7 +27,7 @@ def no_whole_documents(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
         return refused
 
-    monkeypatch.setattr(reader.library, "DocumentVerifier", refuse("DocumentVerifier"))
+    monkeypatch.setattr(reader.library.library, "DocumentVerifier", refuse("DocumentVerifier"))
     monkeypatch.setattr(LibraryStore, "get_document", refuse("get_document"))
     monkeypatch.setattr(LibraryStore, "chunks", refuse("chunks"))
     return reads

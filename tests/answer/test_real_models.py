@@ -18,7 +18,7 @@ from bench.fetch_models import MODELS, default_dest
 from reader.answer import Answerer
 from reader.answer.backends import EmbeddedBackend
 from reader.library import Library
-from reader.textnorm import normalize_key
+from reader.text.normalize import normalize_key
 from reader.verify.grounding import check_grounding
 from tests.conftest import corpus_dir
 

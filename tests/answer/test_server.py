@@ -15,7 +15,7 @@ import pytest
 from reader.answer import Answerer, ServerBackend
 from reader.answer.models import embedded_model_path
 from reader.errors import ModelError
-from reader.textnorm import normalize_key
+from reader.text.normalize import normalize_key
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from reader.answer import ServerBackend, ServerTimeouts
 from reader.answer.setup import make_backend
-from reader.config import load_settings, save_settings
+from reader.config import settings_path
 from reader.errors import ModelError
 
 
 def configure_server(**timeouts: object) -> None:
-    save_settings(
-        {**load_settings(), "server_url": "http://127.0.0.1:9", "model_name": "m", **timeouts}
-    )
+    """Settings as the file holds them: written by the window, or by hand."""
+    settings = {"server_url": "http://127.0.0.1:9", "model_name": "m", **timeouts}
+    settings_path().write_text(json.dumps(settings), encoding="utf-8")
 
 
 def test_timeouts_come_from_the_settings_and_timeout_sets_them_all():

@@ -14,7 +14,7 @@ import reader.ingest.ocr
 from reader.answer import Answerer
 from reader.ingest.ocr import OcrSettings
 from reader.library import Library
-from reader.textnorm import normalize_key
+from reader.text.normalize import normalize_key
 from tests.conftest import corpus_dir
 
 pytestmark = pytest.mark.corpus

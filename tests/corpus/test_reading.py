@@ -11,7 +11,7 @@ import pytest
 
 from reader.ingest import read_document
 from reader.ingest.layout import _assemble, page_blocks
-from reader.readingtext import outside
+from reader.text.reading_view import outside
 from reader.verify import DocumentVerifier
 from tests.conftest import PROJECT_ROOT, corpus_dir
 

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reader.ingest import read_document
-from reader.readingtext import outside, readable, reading_view
-from reader.textnorm import normalize_key
+from reader.text.normalize import normalize_key
+from reader.text.reading_view import outside, readable, reading_view
 from reader.verify import DocumentVerifier
 from tests.books import FONT, make_book
 

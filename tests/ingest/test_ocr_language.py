@@ -16,11 +16,11 @@ import pytest
 
 import reader.ingest.ocr
 import reader.ingest.page_image
-from reader.config import ocr_settings, save_settings
+from reader.config import Settings, save_settings
 from reader.errors import ReaderError
 from reader.ingest import extractor_is_current
 from reader.ingest.extract import Extraction, extract
-from reader.ingest.ocr import OcrSettings
+from reader.ingest.ocr import OcrSettings, ocr_settings
 from reader.ingest.ocr_languages import languages_for_script
 from tests.ingest.test_ocr import PROSE, scan_pages, write_text_pdf
 
@@ -83,7 +83,7 @@ def read_in_english(three_scripts: Path) -> Extraction:
 def test_the_default_ocr_language_is_auto_in_settings_and_in_code():
     assert OcrSettings().automatic
     assert ocr_settings().automatic
-    save_settings({"ocr_languages": "eng"})
+    save_settings(Settings(ocr_languages="eng"))
     assert not ocr_settings().automatic  # a language the user chose is kept
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from reader.batch import ingest_paths
 from reader.ingest.workers import WORKER_LOG_NAME, ExtractionPool, worker_log_path
+from reader.library.batch import ingest_paths
 from tests.test_cli import run
 from tests.test_ingest_command import many_pdfs
 
@@ -184,7 +184,7 @@ def test_a_file_that_kills_its_worker_is_refused_and_no_other_file_is_blamed(
     # Files long enough to be in flight beside the killer when it strikes.
     papers = many_pdfs(tmp_path / "papers", 8, pages=200)
     (papers / "paper-02.pdf").rename(papers / "killer.pdf")
-    monkeypatch.setattr("reader.batch.ExtractionPool", PoolWithAKiller)
+    monkeypatch.setattr("reader.library.batch.ExtractionPool", PoolWithAKiller)
     report = ingest_paths(library, [papers], workers=2)
     states = {outcome.path.name: outcome.state for outcome in report.outcomes}
     assert states.pop("killer.pdf") == "refused"

@@ -6,9 +6,9 @@ from collections import Counter
 
 from reader.answer import Answerer
 from reader.ingest.chunking import sentence_spans
-from reader.readingtext import readable
 from reader.retrieve.evidence import choose_evidence
-from reader.textnorm import normalize_key
+from reader.text.normalize import normalize_key
+from reader.text.reading_view import readable
 
 FILLER = " ".join(
     f"Ledger entry {n} notes the tides, the cargo and the weather of the week." for n in range(14)

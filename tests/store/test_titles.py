@@ -6,11 +6,11 @@ import sqlite3
 
 import pytest
 
-from reader.batch import ingest_paths
 from reader.errors import DocumentNotFoundError, ReaderError
 from reader.ingest.ocr import OcrSettings
 from reader.library import Library
-from reader.stale import stale_documents
+from reader.library.batch import ingest_paths
+from reader.library.stale import stale_documents
 from reader.store import LibraryStore
 
 NOTES = b"# Introduction\n\nThe harbour fee is four guilders a tide.\n"

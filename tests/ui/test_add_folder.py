@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reader.batch_report import BatchProgress
+from reader.library.batch_report import BatchProgress
 from tests.test_batch import make_folder
 from tests.test_ingest_command import many_pdfs
 

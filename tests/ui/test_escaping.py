@@ -24,10 +24,10 @@ from PySide6.QtWidgets import QLabel
 
 from reader.answer import Answerer, ScriptedBackend, ServerBackend
 from reader.answer.events import ClaimChecked, Token
-from reader.config import save_settings
+from reader.config import Settings, save_settings
 from reader.library import Library
 from reader.records import Answer, CheckedClaim
-from reader.textsafe import one_line, rich_text_lines
+from reader.text.escaping import one_line, rich_text_lines
 from reader.ui.answer_view import (
     UNVERIFIED_BADGE_COLOR,
     VERIFIED_BADGE_COLOR,
@@ -269,7 +269,7 @@ def failing_server() -> Iterator[str]:
 def test_a_servers_error_body_shows_as_literal_text_in_the_message_bar(
     window, qtbot, tmp_path, failing_server
 ):
-    save_settings({"mode": "free"})  # so the question reaches the server
+    save_settings(Settings(mode="free"))  # so the question reaches the server
     window.backend_factory = lambda: ServerBackend(failing_server, "served-model")
     window.open_path(make_titled_pdf(tmp_path, "grain.pdf", "Grain"))
     qtbot.waitUntil(lambda: window.current is not None, timeout=20_000)

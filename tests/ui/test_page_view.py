@@ -12,7 +12,7 @@ import pymupdf
 import pytest
 from PySide6.QtCore import QRect
 
-from reader.config import save_settings
+from reader.config import Settings, save_settings
 from tests.conftest import corpus_dir
 
 QUOTE = "The lighthouse keeper logged forty-one winter storms along the northern cape."
@@ -47,7 +47,7 @@ def wide_three_column_pdf(path: Path) -> Path:
 
 def show_quote_on_page(window, qtbot, path: Path) -> None:
     """Ask about ``QUOTE``, bring the Page tab forward and click the claim that quotes it."""
-    save_settings({"mode": "passages"})
+    save_settings(Settings(mode="passages"))
     window.open_path(path)
     qtbot.waitUntil(lambda: window.current is not None, timeout=20_000)
     window.question.setText(QUESTION)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QTextEdit
 
-from reader.config import save_settings
+from reader.config import Settings, save_settings
 from reader.ingest import read_document
 from reader.ingest.chunking import sentence_spans
-from reader.readingtext import readable, reading_view
+from reader.text.reading_view import readable, reading_view
 from reader.ui.viewer import TextView
 from reader.verify import DocumentVerifier
 from tests.books import make_book
@@ -58,7 +58,7 @@ def test_the_view_reflows_dims_furniture_and_keeps_offsets(qtbot, tmp_path):
 
 
 def test_a_passages_answer_across_a_page_break_highlights_only_its_words(window, qtbot, tmp_path):
-    save_settings({"mode": "passages"})
+    save_settings(Settings(mode="passages"))
     path = tmp_path / "book.pdf"
     make_book(path, seed=5)
     window.open_path(path)

@@ -8,8 +8,8 @@ from PySide6.QtCore import Qt
 import reader.ingest.ocr
 from reader.answer import ServerBackend, ServerTimeouts
 from reader.answer.setup import make_backend
-from reader.config import load_settings, ocr_settings, save_settings, settings_path
-from reader.ingest.ocr import OcrSettings
+from reader.config import load_settings, save_settings, settings_path
+from reader.ingest.ocr import OcrSettings, ocr_settings
 
 pytestmark = pytest.mark.gui
 
@@ -31,7 +31,7 @@ def test_the_dialog_shows_the_default_server_timeouts(qtbot):
 def test_edited_server_timeouts_are_saved_and_used(qtbot):
     from reader.ui.settings import SettingsDialog
 
-    save_settings({**load_settings(), "server_first_token_timeout": 300})
+    save_settings(load_settings().replace(server_first_token_timeout=300))
     dialog = SettingsDialog()
     qtbot.addWidget(dialog)
     assert dialog.first_token_timeout.value() == 300.0
@@ -42,10 +42,10 @@ def test_edited_server_timeouts_are_saved_and_used(qtbot):
     dialog.answer_timeout.setValue(240)
     dialog.save()
     settings = load_settings()
-    assert settings["server_connect_timeout"] == 2.5
-    assert settings["server_first_token_timeout"] == 300.0
-    assert settings["server_between_tokens_timeout"] == 90.0
-    assert settings["server_answer_timeout"] == 240.0
+    assert settings.server_connect_timeout == 2.5
+    assert settings.server_first_token_timeout == 300.0
+    assert settings.server_between_tokens_timeout == 90.0
+    assert settings.server_answer_timeout == 240.0
     backend = make_backend()
     assert isinstance(backend, ServerBackend)
     assert backend.timeouts == ServerTimeouts(2.5, 300.0, 90.0, 240.0)
@@ -73,7 +73,7 @@ def test_ocr_mode_and_languages_are_chosen_from_the_installed_ones_and_saved(
     monkeypatch.setattr(
         reader.ingest.ocr, "find_tesseract", lambda: FakeTesseract(["chi_sim", "deu", "eng", "osd"])
     )
-    save_settings({**load_settings(), "threads": 3})
+    save_settings(load_settings().replace(threads=3))
     dialog = SettingsDialog()
     qtbot.addWidget(dialog)
     assert dialog.ocr_mode.currentData() == "auto"
@@ -98,8 +98,8 @@ def test_ocr_mode_and_languages_are_chosen_from_the_installed_ones_and_saved(
     dialog.ocr_mode.setCurrentIndex(dialog.ocr_mode.findData("always"))
     dialog.save()
     settings = load_settings()
-    assert (settings["ocr_mode"], settings["ocr_languages"]) == ("always", "deu+eng")
-    assert settings["threads"] == 3  # settings the dialog does not show are kept
+    assert (settings.ocr_mode, settings.ocr_languages) == ("always", "deu+eng")
+    assert settings.threads == 3  # settings the dialog does not show are kept
     assert ocr_settings() == OcrSettings("always", ("deu", "eng"))
 
 
@@ -109,7 +109,7 @@ def test_a_language_that_is_no_longer_installed_is_shown_so_it_can_be_unticked(
     from reader.ui.settings import SettingsDialog
 
     monkeypatch.setattr(reader.ingest.ocr, "find_tesseract", lambda: FakeTesseract(["eng"]))
-    save_settings({**load_settings(), "ocr_languages": "eng+fra"})
+    save_settings(load_settings().replace(ocr_languages="eng+fra"))
     dialog = SettingsDialog()
     qtbot.addWidget(dialog)
     assert language_rows(dialog) == {
@@ -162,15 +162,15 @@ def test_the_model_is_chosen_among_the_installed_ones_by_name(qtbot, reader_home
     assert "SmolLM2-135M-Instruct (embedded, small)" in labels
     dialog.model.setCurrentIndex(labels.index(f"{CATALOGUE[0].title} (0.0 GB)"))
     dialog.save()
-    assert load_settings()["model"] == CATALOGUE[0].file_name
-    assert resolve_model(str(load_settings()["model"])) == folder / CATALOGUE[0].file_name
+    assert load_settings().model == CATALOGUE[0].file_name
+    assert resolve_model(load_settings().model) == folder / CATALOGUE[0].file_name
 
     reopened = SettingsDialog()
     qtbot.addWidget(reopened)
     assert reopened.model.currentText() == f"{CATALOGUE[0].title} (0.0 GB)"
     reopened.model.setCurrentIndex(labels.index("SmolLM2-135M-Instruct (embedded, small)"))
     reopened.save()
-    assert resolve_model(str(load_settings()["model"])) == embedded_model_path()
+    assert resolve_model(load_settings().model) == embedded_model_path()
 
 
 def test_a_model_file_chosen_elsewhere_stays_listed(qtbot, tmp_path):
@@ -179,9 +179,9 @@ def test_a_model_file_chosen_elsewhere_stays_listed(qtbot, tmp_path):
     elsewhere = tmp_path / "models elsewhere" / "big.gguf"
     elsewhere.parent.mkdir()
     elsewhere.write_bytes(b"GGUF")
-    save_settings({**load_settings(), "model": str(elsewhere)})
+    save_settings(load_settings().replace(model=str(elsewhere)))
     dialog = SettingsDialog()
     qtbot.addWidget(dialog)
     assert dialog.model.currentData() == str(elsewhere)
     dialog.save()
-    assert load_settings()["model"] == str(elsewhere)
+    assert load_settings().model == str(elsewhere)

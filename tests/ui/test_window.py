@@ -9,7 +9,7 @@ import pymupdf
 import pytest
 from PySide6.QtCore import Qt
 
-import reader.library
+import reader.library.library
 from reader.answer import Answerer
 from reader.config import load_settings
 from tests.ui.conftest import SlowBackend
@@ -205,13 +205,13 @@ def test_history_reopens_an_answer_and_export_has_quotes_and_pages(
     assert window.history.count() == 1
     window.answer_view.show_text("")
     built_on: list[str] = []
-    real_verifier = reader.library.DocumentVerifier
+    real_verifier = reader.library.library.DocumentVerifier
 
     def recording_verifier(*args, **kwargs):
         built_on.append(threading.current_thread().name)
         return real_verifier(*args, **kwargs)
 
-    monkeypatch.setattr(reader.library, "DocumentVerifier", recording_verifier)
+    monkeypatch.setattr(reader.library.library, "DocumentVerifier", recording_verifier)
     with qtbot.waitSignal(window.answer_shown, timeout=10_000):
         window._on_history_activated(window.history.item(0))
     assert built_on and "MainThread" not in built_on  # re-verified off the GUI thread
@@ -245,8 +245,8 @@ def test_settings_are_saved(window, qtbot, monkeypatch):
     dialog.threads.setValue(2)
     dialog.save()
     settings = load_settings()
-    assert settings["server_url"] == "http://127.0.0.1:9"
-    assert settings["model_name"] == "served-model" and settings["threads"] == 2
+    assert settings.server_url == "http://127.0.0.1:9"
+    assert settings.model_name == "served-model" and settings.threads == 2
 
 
 @pytest.mark.model

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from reader.ingest.chunking import chunk_text
 from reader.records import Document
-from reader.textnorm import normalize_key
+from reader.text.normalize import normalize_key
+from reader.text.words import words
 from reader.verify import DocumentVerifier
-from reader.verify.grounding import check_grounding, words
+from reader.verify.grounding import check_grounding
 
 # A page of a penalty decision as Tesseract's chi_sim reads it, spaces and all.
 OCR_PAGE = (

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from reader.ingest.chunking import chunk_text
 from reader.records import Chunk, Document, Furniture, Verification
-from reader.textnorm import normalize_key
+from reader.text.normalize import normalize_key
 from reader.verify import DocumentVerifier, PassageVerifier
 from reader.verify.passages import NEIGHBOURS, SCOPE
 from tests.books import WORDS as BOOK_WORDS

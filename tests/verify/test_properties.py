@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from reader.ingest.chunking import chunk_text
 from reader.records import Document
-from reader.textnorm import normalize_key
+from reader.text.normalize import normalize_key
 from reader.verify import DocumentVerifier
 
 WORD_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789éüñçÅ"

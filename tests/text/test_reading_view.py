@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reader.readingtext import outside, readable, reading_view
 from reader.records import Furniture
-from reader.textnorm import normalize_key
+from reader.text.normalize import normalize_key
+from reader.text.reading_view import outside, readable, reading_view
 
 PAGE_BREAK = "would effectively destroy the archiving\n\nPUZZLES 203\n\nuse of CDs. The technology"
 

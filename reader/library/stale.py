@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reader.ingest import document_id
-from reader.library import Library
+from reader.library.library import Library
 from reader.store.sources import SourceFile, document_sources, record_source, recorded_at
 
 

@@ -1,4 +1,5 @@
-from reader.textnorm import normalize, normalize_key, search_form
+from reader.text.normalize import normalize, normalize_key
+from reader.text.words import search_form
 
 
 def span_of(source: str, quote: str) -> str:

@@ -14,14 +14,14 @@ import reader.answer.models
 import reader.ingest.ocr
 from reader.answer.backends import Generation
 from reader.cli import main
-from reader.library import Library
-from reader.selftest import (
+from reader.commands.selftest import (
     TESSERACT_MISSING,
     SelftestFailed,
     SelftestResult,
     check_ocr,
     run_selftest,
 )
+from reader.library import Library
 
 
 @pytest.mark.model
@@ -132,7 +132,9 @@ def test_the_ocr_step_fails_when_ocr_reads_something_else(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     needs_tesseract()
-    monkeypatch.setattr("reader.selftest.OCR_QUOTE", "The harbour froze in the winter of 1790")
+    monkeypatch.setattr(
+        "reader.commands.selftest.OCR_QUOTE", "The harbour froze in the winter of 1790"
+    )
     with Library(tmp_path / "library.db") as library, pytest.raises(SelftestFailed) as failure:
         check_ocr(library, tmp_path)
     assert failure.value.step == "ocr"

@@ -10,14 +10,14 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-import reader.batch
+import reader.library.batch
 from reader.answer.reverify import reverify
-from reader.batch import ingest_paths
-from reader.batch_report import FileOutcome
 from reader.ingest import document_id
 from reader.library import Library
+from reader.library.batch import ingest_paths
+from reader.library.batch_report import FileOutcome
+from reader.library.stale import stale_documents
 from reader.records import Answer, AnswerMetrics, CheckedClaim, Claim
-from reader.stale import stale_documents
 
 
 def paragraphs(name: str, count: int = 6) -> str:
@@ -78,8 +78,8 @@ def test_a_folder_is_ingested_and_a_second_run_reads_and_hashes_nothing(
         "reports/gamma.txt": "added",
     }
     assert first.pages == 2 + 3 + 1 + 1 and len(library.documents()) == 4
-    hashed = Calls(monkeypatch, reader.batch, "document_id")
-    extracted = Calls(monkeypatch, reader.batch, "extract_file")
+    hashed = Calls(monkeypatch, reader.library.batch, "document_id")
+    extracted = Calls(monkeypatch, reader.library.batch, "extract_file")
     again = ingest_paths(library, [root])
     assert {outcome.state for outcome in again.outcomes} == {"unchanged"}
     assert hashed.paths == [] and extracted.paths == []
@@ -91,8 +91,8 @@ def test_a_touched_file_is_hashed_once_then_known_by_its_new_time(library, tmp_p
     ingest_paths(library, [root])
     touched = root / "notes.md"
     os.utime(touched, ns=(10**18, 10**18))
-    hashed = Calls(monkeypatch, reader.batch, "document_id")
-    extracted = Calls(monkeypatch, reader.batch, "extract_file")
+    hashed = Calls(monkeypatch, reader.library.batch, "document_id")
+    extracted = Calls(monkeypatch, reader.library.batch, "extract_file")
     report = ingest_paths(library, [root])
     assert hashed.paths == [touched] and extracted.paths == []
     assert report.count("unchanged") == 4
@@ -108,7 +108,7 @@ def test_a_moved_file_is_found_by_its_content_and_only_recorded_at_its_new_path(
     moved = root / "archive" / "beta-2020.pdf"
     moved.parent.mkdir()
     (root / "reports" / "beta.pdf").rename(moved)
-    extracted = Calls(monkeypatch, reader.batch, "extract_file")
+    extracted = Calls(monkeypatch, reader.library.batch, "extract_file")
     report = ingest_paths(library, [root])
     assert states(report.outcomes, root)["archive/beta-2020.pdf"] == "unchanged"
     assert extracted.paths == []
@@ -271,7 +271,9 @@ def test_a_batch_that_grows_a_large_library_merges_its_index(reader_home, tmp_pa
     for name in ("epsilon", "zeta", "eta"):
         (second / f"{name}.txt").parent.mkdir(parents=True, exist_ok=True)
         (second / f"{name}.txt").write_text(paragraphs(name), encoding="utf-8")
-    monkeypatch.setattr(reader.batch, "MERGE_FROM_CHUNKS", 1)  # as if the library were large
+    monkeypatch.setattr(
+        reader.library.batch, "MERGE_FROM_CHUNKS", 1
+    )  # as if the library were large
     with Library() as library:
         ingest_paths(library, [second])
         assert index_segments(library) == 1
@@ -332,19 +334,19 @@ def test_a_file_that_changes_at_every_read_is_refused_and_the_others_added(
 def test_a_single_file_saved_anew_while_it_is_read_is_refused_and_nothing_stored(
     library, tmp_path, monkeypatch
 ):
-    import reader.library
+    import reader.library.library
     from reader.errors import IngestError
 
     target = tmp_path / "log.txt"
     target.write_text("Version zero of the log.", encoding="utf-8")
-    read = reader.library.read_document
+    read = reader.library.library.read_document
 
     def read_then_saved(path, *args, **kwargs):
         result = read(path, *args, **kwargs)
         target.write_text("Version one of the log.", encoding="utf-8")
         return result
 
-    monkeypatch.setattr(reader.library, "read_document", read_then_saved)
+    monkeypatch.setattr(reader.library.library, "read_document", read_then_saved)
     with pytest.raises(IngestError, match="changed while it was being read"):
         library.ingest(target)
     assert library.documents() == []

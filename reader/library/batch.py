@@ -21,23 +21,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reader.batch_report import BatchProgress, BatchReport, FileOutcome
-from reader.config import ocr_settings
 from reader.errors import IngestError, LibraryReadOnlyError, ReaderError, StoreError
 from reader.ingest import document_id, extractor_is_current
 from reader.ingest.files import check_document_file
 from reader.ingest.folders import FileSelection, select_files
+from reader.ingest.ocr import ocr_settings
 from reader.ingest.workers import (
     Extracted,
     ExtractionCancelled,
     ExtractionPool,
     extract_file,
 )
-from reader.library import Library
-from reader.stale import stale_documents
+from reader.library.batch_report import BatchProgress, BatchReport, FileOutcome
+from reader.library.library import Library
+from reader.library.stale import stale_documents
 from reader.store import health
 from reader.store.database import LibraryStore
-from reader.textsafe import one_line
+from reader.text.escaping import one_line
 
 if TYPE_CHECKING:
     from reader.ingest.ocr import OcrSettings

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reader.textsafe import (
+from reader.text.escaping import (
     clean,
     guard_terminal_line,
     html_text,
@@ -124,7 +124,7 @@ def test_html_text_holds_no_tag_and_no_line_break(text):
 
 
 def test_a_file_names_undecodable_bytes_are_shown_as_escapes():
-    from reader.textsafe import json_line
+    from reader.text.escaping import json_line
 
     name = b"bad-\xff-name.pdf".decode("utf-8", "surrogateescape")
     assert one_line(name) == "bad-\\xff-name.pdf"

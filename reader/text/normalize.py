@@ -32,8 +32,6 @@ import unicodedata
 from array import array
 from dataclasses import dataclass
 
-import snowballstemmer
-
 _DROPPED = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _SINGLE_QUOTES = "'`\u2018\u2019\u201a\u201b\u2032\u2035\u00b4\u02bc\u02b9\uff07"
 _DOUBLE_QUOTES = '"\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u02ba\uff02'
@@ -65,6 +63,9 @@ _DELETIONS = re.compile(
     + r"|(?<=-)-+"
     + r"|(?<=[.!?;:]) +(?=[^\W\d_])"
 )
+
+# One CJK character (letter, punctuation or full-width form).
+CJK_CHARACTER = re.compile(f"[{CJK_CHARACTERS}]")
 
 _CLOSING_MARKS = (". ", "! ", "? ", "; ", ": ")
 
@@ -121,7 +122,7 @@ def normalize_key(text: str) -> str:
     if (
         "-" in first
         or any(mark in first for mark in _CLOSING_MARKS)
-        or (not first.isascii() and _CJK_CHAR.search(first))
+        or (not first.isascii() and CJK_CHARACTER.search(first))
     ):
         return _DELETIONS.sub("", first).strip(" ")
     return first
@@ -170,30 +171,3 @@ def _first_pass_origin(text: str, first_length: int, offset: int = 0) -> array:
     origin.extend(range(offset + previous, offset + len(text)))
     assert len(origin) == first_length
     return origin
-
-
-_CJK_CHAR = re.compile(f"[{CJK_CHARACTERS}]")
-
-
-def search_form(text: str) -> str:
-    """Text as the full-text index sees it.
-
-    Compatibility forms are folded (so "ﬁnance" is found by "finance") and every
-    CJK character stands alone, because SQLite's unicode61 tokenizer would
-    otherwise treat a whole unspaced Chinese or Japanese sentence as one word.
-    """
-    if text.isascii():
-        return text
-    text = unicodedata.normalize("NFKC", text)
-    if _CJK_CHAR.search(text) is None:
-        return text
-    spaced = {ord(char): f" {char} " for char in set(_CJK_CHAR.findall(text))}
-    return text.translate(spaced)
-
-
-_PORTER = snowballstemmer.stemmer("porter")
-
-
-def porter_stem(word: str) -> str:
-    """A lower-case word as SQLite's ``porter`` tokenizer indexes it."""
-    return str(_PORTER.stemWord(word.lower()))

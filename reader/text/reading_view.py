@@ -24,8 +24,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
 
-from reader.records import Furniture
+
+class Furniture(Protocol):
+    """Page furniture at ``[start, end)`` of the canonical text (``reader.records.Furniture``)."""
+
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+
 
 SOFT_HYPHEN = "\u00ad"
 ZERO_WIDTH_SPACE = "\u200b"

@@ -13,7 +13,7 @@ import pytest
 from reader.answer import Answerer
 from reader.errors import LibraryDamagedError
 from reader.library import Library
-from reader.repair import repair_library
+from reader.library.repair import repair_library
 from reader.store import LibraryStore, health
 from tests.damage import ESSAY, digest, library_of_two_documents, overwrite_pages
 
@@ -191,7 +191,7 @@ def test_the_library_file_is_never_missing_while_the_repair_swaps_it_in(two_docu
     import os as os_module
     import shutil
 
-    import reader.repair
+    import reader.library.repair
 
     path = two_documents["path"]
     overwrite_pages(path, two_documents["essay_pages"][3:5])
@@ -206,7 +206,7 @@ def test_the_library_file_is_never_missing_while_the_repair_swaps_it_in(two_docu
 
         return run
 
-    monkeypatch.setattr(reader.repair.os, "link", checked(os_module.link))
+    monkeypatch.setattr(reader.library.repair.os, "link", checked(os_module.link))
     monkeypatch.setattr(shutil, "copy2", checked(shutil.copy2))
     monkeypatch.setattr(Path, "replace", checked(Path.replace))
     monkeypatch.setattr(Path, "unlink", checked(Path.unlink))

@@ -94,7 +94,7 @@ def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResul
     from reader.answer import Answerer
     from reader.answer.backends import EmbeddedBackend
     from reader.answer.models import resolve_model, writes_grounded_claims
-    from reader.library import Library
+    from reader.library.library import Library
     from reader.sample import SAMPLE_QUESTION, sample_path
 
     result = SelftestResult()
@@ -186,7 +186,7 @@ def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResul
 def _check_claims(library: Any, answer: Any) -> None:
     """Every verified claim's span must hold its quote in the canonical text: the
     same check the window's links rely on, made again from the stored document."""
-    from reader.textnorm import normalize_key
+    from reader.text.normalize import normalize_key
 
     for claim in answer.claims:
         if not claim.verified:

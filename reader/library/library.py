@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reader.config import library_path, ocr_settings
+from reader.config import library_path
 from reader.errors import DocumentNotFoundError, IngestError, ReaderError
 from reader.ingest import document_id, extractor_is_current, read_document
 from reader.ingest.files import check_document_file
+from reader.ingest.ocr import ocr_settings
 from reader.ingest.titles import MAX_TITLE
 from reader.records import Chunk, Document, SearchHit
 from reader.retrieve import search
