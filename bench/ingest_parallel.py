@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from reader.batch import ingest_paths
 from reader.library import Library
+from reader.library.batch import ingest_paths
 
 
 def run_once(corpus: Path, workers: int) -> tuple[float, int, int]:

@@ -64,7 +64,12 @@ PDFS = [
 # What the stored chunks and their search form are made by: a change here (or to
 # the generator, GENERATOR) means a new cached library. Schema changes do not: the
 # cached library is migrated on open, as a user's would be.
-STORED_FORM = ["reader/ingest/chunking.py", "reader/textnorm.py", "reader/readingtext.py"]
+STORED_FORM = [
+    "reader/ingest/chunking.py",
+    "reader/text/normalize.py",
+    "reader/text/reading_view.py",
+    "reader/text/words.py",
+]
 GENERATOR = "1"
 QUESTIONS = [
     "What is a permission culture?",

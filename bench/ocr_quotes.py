@@ -43,9 +43,9 @@ import pymupdf
 
 from reader.ingest import read_document
 from reader.ingest.ocr import OcrSettings
-from reader.readingtext import readable, reading_view
 from reader.records import Chunk, Document, Verification
-from reader.textnorm import normalize_key
+from reader.text.normalize import normalize_key
+from reader.text.reading_view import readable, reading_view
 from reader.verify import DocumentVerifier
 from reader.verify.ocr import UNCERTAIN_BELOW
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from reader.ingest import read_document
-from reader.textnorm import normalize
+from reader.text.normalize import normalize
 from reader.verify import DocumentVerifier
 from reader.verify.verifier import QuoteMatcher
 

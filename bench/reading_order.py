@@ -26,7 +26,7 @@ import pymupdf
 
 from reader.ingest.chunking import sentence_spans
 from reader.ingest.layout import EXTRACTION_FLAGS, _assemble, page_blocks
-from reader.textnorm import normalize_key
+from reader.text.normalize import normalize_key
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pdf"
 # Column boundaries (x, in displayed page coordinates), read off the pages.
