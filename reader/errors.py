@@ -88,8 +88,11 @@ class ModelError(ReaderError):
     """A language model could not be found, loaded or reached."""
 
 
-class AnswerCancelled(ReaderError):
-    """The user cancelled a question while it was being answered."""
+class Cancelled(ReaderError):
+    """The user cancelled the work (a question, an ingest, a repair) before it ended.
+
+    Every stage raises this one type, so a handler tells a cancel from a failure
+    with one ``except Cancelled`` before its ``except ReaderError``."""
 
 
 class DisplayError(ReaderError):

@@ -1,16 +1,181 @@
-"""The core is headless: only reader.ui may import Qt."""
+"""The house holds its shape: the core is headless, rooms import only the rooms
+below them, no import cycles, and the command line and the window reach the
+library only through its API.
+
+Run alone to see the structure: ``python -m pytest tests/test_architecture.py -q``.
+"""
 
 from __future__ import annotations
 
 import ast
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import reader
 
 PACKAGE = Path(reader.__file__).parent
 QT_MODULES = ("PySide6", "PyQt5", "PyQt6", "shiboken6")
+
+# The rooms in the order data flows through them: a module may import its own
+# room and the rooms before it, never one after. The last row are the clients.
+LAYERS: list[set[str]] = [
+    {"errors", "config"},
+    {"text"},
+    {"records"},
+    {"ingest"},
+    {"store"},
+    {"retrieve"},
+    {"verify"},
+    {"answer"},
+    {"library"},
+    {"commands", "ui", "cli", "sample"},
+]
+CLIENTS = ("commands", "ui", "cli")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def modules() -> dict[str, Path]:
+    return {module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def _known(name: str) -> str | None:
+    """The reader module ``name`` is, or is in (``reader.ingest.ocr.OcrSettings``)."""
+    while name and name not in modules():
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def imports_of(name: str) -> set[str]:
+    """The reader modules ``name`` imports, anywhere in it (inside functions and
+    ``TYPE_CHECKING`` blocks too: those are imports mypy and readers follow)."""
+    path = modules()[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str | None] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(
+                _known(alias.name) for alias in node.names if alias.name.startswith("reader")
+            )
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            if source.split(".")[0] != "reader":
+                continue
+            for alias in node.names:
+                found.add(_known(f"{source}.{alias.name}"))
+    # ``reader`` itself is the API's front door (it names what others define,
+    # loaded lazily) and holds ``__version__``: not a room.
+    return {module for module in found if module not in (None, "reader", name)}
+
+
+def graph() -> dict[str, set[str]]:
+    return {name: imports_of(name) for name in modules() if name != "reader"}
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in edges.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def room(name: str) -> str:
+    return name.split(".")[1]
+
+
+def layer(name: str) -> int:
+    return next(number for number, rooms in enumerate(LAYERS) if room(name) in rooms)
+
+
+def test_every_module_is_in_a_room_of_a_layer():
+    rooms = {room(name) for name in modules() if name != "reader"}
+    assert rooms <= set().union(*LAYERS)
+
+
+def test_no_import_cycles():
+    assert cycles(graph()) == []
+
+
+def test_rooms_import_only_the_rooms_before_them():
+    upward = [
+        f"{name} imports {target}"
+        for name, targets in sorted(graph().items())
+        for target in sorted(targets)
+        if layer(target) > layer(name)
+        or (
+            layer(target) == layer(name)
+            and room(target) != room(name)
+            and room(name) not in CLIENTS
+        )
+    ]
+    assert upward == []
+
+
+def test_the_command_line_and_the_window_reach_the_store_only_through_the_library():
+    reach_ins = []
+    for name, path in sorted(modules().items()):
+        if name == "reader" or room(name) not in CLIENTS:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        reach_ins += [
+            f"{name} imports {target}" for target in imports_of(name) if room(target) == "store"
+        ]
+        reach_ins += [
+            f"{name}:{node.lineno} reads .{node.attr}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr in ("store", "db")
+        ]
+    assert reach_ins == []
+
+
+def test_the_package_exports_its_api():
+    for name in reader.__all__:
+        assert getattr(reader, name) is not None, name
+    with reader.Library(":memory:") as library:  # the front door opens a real library
+        assert library.documents() == []
+
+
+def test_the_checker_sees_a_cycle_and_an_upward_import():
+    """The checks above could pass by reading nothing; these edges must fail them."""
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert "reader.text.normalize" in graph()
+    assert "reader.store" in graph()["reader.library.library"]  # ``from reader.store import``
+    assert layer("reader.ui.viewer") > layer("reader.library.batch") > layer("reader.text.words")
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -38,7 +203,7 @@ def test_no_core_module_imports_qt():
 def test_core_and_cli_import_without_loading_qt():
     code = (
         "import sys, reader.cli, reader.library, reader.ingest, reader.store, "
-        "reader.retrieve, reader.verify, reader.text.normalize\n"
+        "reader.retrieve, reader.verify, reader.text\n"
         "loaded = [m for m in sys.modules if m.split('.')[0] in "
         f"{QT_MODULES!r}]\n"
         "print(loaded)\n"

@@ -17,7 +17,7 @@ import pytest
 from reader.config import library_path
 from reader.ingest import document_id
 from reader.library import Library
-from tests.test_batch import make_folder, paragraphs, record_answer
+from tests.library.test_batch import make_folder, paragraphs, record_answer
 from tests.test_cli import run
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from reader.answer.evaluate import load_items
 from reader.library import Library
+from reader.library.evaluate import load_items
 from reader.text.normalize import normalize_key
 from tests.conftest import corpus_dir
 

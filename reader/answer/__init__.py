@@ -2,7 +2,6 @@
 
 from reader.answer.backends import EmbeddedBackend, ScriptedBackend
 from reader.answer.pipeline import DEFAULT_MODE, Answerer
-from reader.answer.reverify import reverify
 from reader.answer.server import ServerBackend, ServerTimeouts
 
 __all__ = [
@@ -12,5 +11,4 @@ __all__ = [
     "ScriptedBackend",
     "ServerBackend",
     "ServerTimeouts",
-    "reverify",
 ]

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reader.answer.backends import CancelSignal
-from reader.errors import ModelError
+from reader.errors import Cancelled, ModelError
 from reader.text.escaping import one_line
 
 # How often a wait looks at the cancel signal: cancelling takes at most this long.
@@ -42,10 +42,6 @@ _STATUS_LINE = re.compile(rb"HTTP/1\.[01] +(\d{3})(?: +(.*))?")
 _IN_PROGRESS = {errno.EINPROGRESS, errno.EWOULDBLOCK, errno.EALREADY, errno.EAGAIN}
 # (family, type, proto, canonical name, address) as getaddrinfo gives them
 AddressInfo = tuple[socket.AddressFamily, socket.SocketKind, int, str, Any]
-
-
-class StreamCancelled(Exception):
-    """The cancel signal was set while waiting on the server."""
 
 
 class DeadlinePassed(Exception):
@@ -106,7 +102,7 @@ class StreamingConnection:
     ``server`` names the server in messages; ``cancel`` is looked at during
     every wait. Waits that pass their deadline raise ``DeadlinePassed`` and
     the caller says which wait it was; a set ``cancel`` raises
-    ``StreamCancelled``; every transport failure is a ``ModelError``.
+    ``Cancelled``; every transport failure is a ``ModelError``.
     """
 
     def __init__(self, endpoint: Endpoint, server: str, cancel: CancelSignal | None) -> None:
@@ -430,7 +426,7 @@ class StreamingConnection:
 
     def _check_cancel(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
-            raise StreamCancelled
+            raise Cancelled("The question was cancelled.")
 
     def _unregister(self) -> None:
         if self._registered is not None and self._sock is not None:

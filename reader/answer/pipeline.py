@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from reader.answer.backends import Backend, Generation
 from reader.answer.checking import ClaimChecker
@@ -51,11 +51,11 @@ from reader.answer.prompting import (
     passages_for,
     retry_message,
 )
-from reader.errors import AnswerCancelled, ReaderError, StoreError
-from reader.library import Library
-from reader.records import Answer, AnswerMetrics, CheckedClaim, Chunk, Claim
+from reader.errors import Cancelled, ReaderError
+from reader.records import Answer, AnswerMetrics, CheckedClaim, Chunk, Claim, SearchHit
 from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
 from reader.text.reading_view import readable
+from reader.verify import PassageVerifier
 
 DEFAULT_MODE = AUTO
 # Chunks searched for evidence sentences; the right one is in the top 10
@@ -101,12 +101,23 @@ class _ModelAnswer:
     declined: str | None = None  # the model's sentence saying the passages do not answer
 
 
+class AnswerSources(Protocol):
+    """What answering reads from a library and gives back to it
+    (``reader.library.Library`` is one)."""
+
+    def search(self, query: str, doc_id: str | None = None, limit: int = 10) -> list[SearchHit]: ...
+    def term_rarity(self, words: Iterable[str]) -> dict[str, float]: ...
+    def chunk(self, chunk_id: str) -> Chunk: ...
+    def passage_verifier(self, doc_id: str, retrieved: Sequence[Chunk]) -> PassageVerifier: ...
+    def keep_answer(self, answer: Answer) -> None: ...
+
+
 class Answerer:
     """Answers questions over a library with one backend (or none: passages mode)."""
 
     def __init__(
         self,
-        library: Library,
+        library: AnswerSources,
         backend: Backend | None,
         mode: str = DEFAULT_MODE,
         top_k: int = TOP_K,
@@ -146,14 +157,14 @@ class Answerer:
 
         # 2. Choose evidence: the sentences that answer, verified and shown at once.
         evidence = choose_evidence(
-            question, chunks, self.library.store.term_rarity, limit=REANCHOR_CANDIDATES
+            question, chunks, self.library.term_rarity, limit=REANCHOR_CANDIDATES
         )
         checker = ClaimChecker(
             question,
             chunks,
             evidence,
             self.library.passage_verifier,
-            self.library.store.chunk,
+            self.library.chunk,
             judge=judge_for(self.backend) if self.uses_model else None,
         )
         asking = _Asking(question, chunks, evidence, checker, emit, cancel, started)
@@ -180,20 +191,8 @@ class Answerer:
         answer.metrics.seconds = time.perf_counter() - started
         answer.library_wide = not doc_ids
         if self.record:
-            self._record(answer)
+            self.library.keep_answer(answer)
         return answer
-
-    def _record(self, answer: Answer) -> None:
-        """Keep the answer in the history; an answer that cannot be kept (a read-only
-        library, a full disk, a damaged file) is still given, with the reason."""
-        if self.library.store.read_only:
-            reason = self.library.store.read_only_reason
-            answer.not_recorded = f"this answer is not recorded: {reason}"
-            return
-        try:
-            self.library.store.add_answer(answer)
-        except StoreError as error:
-            answer.not_recorded = str(error)
 
     # -- 1. retrieve -------------------------------------------------------------------
 
@@ -268,7 +267,7 @@ class Answerer:
         )
         self._count(asking.metrics, generation)
         if asking.cancelled:
-            raise AnswerCancelled("The question was cancelled.")
+            raise Cancelled("The question was cancelled.")
         # A stop for looping cuts the output short: the parser recovers what completed.
         return generation, parse_output(generation.text), stopped[0] if stopped else None
 
@@ -302,7 +301,7 @@ class Answerer:
         )
         self._count(asking.metrics, second)
         if second.cancelled:
-            raise AnswerCancelled("The question was cancelled.")
+            raise Cancelled("The question was cancelled.")
         retried = self._settled(asking, parse_output(second.text).claims, by_alias)
         result = list(checked)
         # Each failed claim is replaced by its retry when the retry verified.
@@ -322,7 +321,7 @@ class Answerer:
             if says_not_answered(claim.text):
                 continue
             if asking.cancelled:
-                raise AnswerCancelled("The question was cancelled.")
+                raise Cancelled("The question was cancelled.")
             settled.append(asking.checker.settle(claim, by_alias))
         return settled
 

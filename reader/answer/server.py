@@ -24,12 +24,11 @@ from reader.answer.http_stream import (
     DeadlinePassed,
     Endpoint,
     Head,
-    StreamCancelled,
     StreamingConnection,
     shown,
 )
 from reader.config import DEFAULTS
-from reader.errors import ModelError
+from reader.errors import Cancelled, ModelError
 
 ERROR_BODY_BYTES = 4096
 MAX_ANSWER_BYTES = 16 * 2**20  # a whole answer from a server that ignored "stream"
@@ -120,7 +119,7 @@ class ServerBackend:
                 except DeadlinePassed:
                     wait = _which("first_token", first_deadline, last_deadline)
                     raise self._timed_out(wait) from None
-            except StreamCancelled:
+            except Cancelled:
                 return Generation(text="", seconds=time.perf_counter() - started, cancelled=True)
             self._check_head(connection, head)
             pieces = self._pieces(connection, head, usage, first_deadline, last_deadline)
@@ -193,7 +192,7 @@ class ServerBackend:
         """The reason an error response gives, cut to one short line."""
         deadline = time.monotonic() + min(5.0, self.timeouts.between_tokens)
         # A page that stalls or breaks off still shows what did arrive.
-        with contextlib.suppress(DeadlinePassed, StreamCancelled, ModelError):
+        with contextlib.suppress(DeadlinePassed, Cancelled, ModelError):
             connection.read_body(ERROR_BODY_BYTES, deadline)
         text = connection.body_so_far(ERROR_BODY_BYTES).decode("utf-8", "replace")
         detail: object = None
@@ -225,7 +224,7 @@ class ServerBackend:
             except DeadlinePassed:
                 wait = _which("first_token", first_deadline, last_deadline)
                 raise self._timed_out(wait) from None
-            except StreamCancelled:
+            except Cancelled:
                 return
             yield from self._event_pieces(body.decode("utf-8", "replace"), usage)
             return
@@ -235,7 +234,7 @@ class ServerBackend:
                 lines = connection.read_lines(min(deadline, last_deadline))
             except DeadlinePassed:
                 raise self._timed_out(_which(waiting_for, deadline, last_deadline)) from None
-            except StreamCancelled:
+            except Cancelled:
                 return
             if lines is None:
                 return

@@ -59,7 +59,7 @@ def ask(
         doc_ref, question = arguments
     with open_library() as library:
         doc_ids = [library.resolve(doc_ref, password=password).id] if doc_ref else None
-        if not doc_ids and library.store.is_empty():
+        if not doc_ids and library.is_empty():
             raise ReaderError("The library is empty: add documents with `reader ingest` first.")
         backend = make_backend(
             model=model, url=url, model_name=model_name, no_model=no_model, timeout=timeout
@@ -100,7 +100,7 @@ def ask(
             ]
             echo_json(data)
         else:
-            titles = library.store.titles(answer.doc_ids)
+            titles = library.titles(answer.doc_ids)
             click.echo(render_text(answer, titles))
     if answer.not_recorded:
         click.echo(f"note: {answer.not_recorded}", err=True)
@@ -111,13 +111,13 @@ def ask(
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1))
 @click.option("--json", "as_json", is_flag=True, help="One JSON array.")
 def history(doc: str | None, limit: int, as_json: bool) -> None:
-    from reader.answer import reverify
     from reader.answer.render import verification_summary
+    from reader.library import reverify
 
     with open_library() as library:
         doc_id = library.resolve(doc).id if doc else None
-        answers = [reverify(library, a) for a in library.store.answers(doc_id, limit=limit)]
-        titles = library.store.titles(sorted({d for answer in answers for d in answer.doc_ids}))
+        answers = [reverify(library, a) for a in library.answers(doc_id, limit=limit)]
+        titles = library.titles(sorted({d for answer in answers for d in answer.doc_ids}))
     if as_json:
         echo_json(
             [
@@ -143,11 +143,10 @@ def history(doc: str | None, limit: int, as_json: bool) -> None:
 @cli.command(help="Verification rate over time, by model and by document.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object.")
 def stats(as_json: bool) -> None:
-    from reader.answer.stats import verification_stats
 
     with open_library() as library:
-        figures = verification_stats(library.store.answer_rows())
-        titles = library.store.titles(list(figures["by_document"]))
+        figures = library.verification_stats()
+        titles = library.titles(list(figures["by_document"]))
     for doc_id, row in figures["by_document"].items():
         row["title"] = titles.get(doc_id)
     if as_json:
@@ -229,8 +228,8 @@ def evaluate_command(
     details: Path | None,
     as_json: bool,
 ) -> None:
-    from reader.answer.evaluate import evaluate, evaluate_support, is_support_set
     from reader.answer.setup import make_backend
+    from reader.library.evaluate import evaluate, evaluate_support, is_support_set
 
     if is_support_set(qa_file):
         from reader.answer.judge import judge_for

@@ -204,16 +204,14 @@ def list_documents(stale: bool, as_json: bool) -> None:
     with open_library() as library:
         documents = library.documents()
     if as_json:
-        echo_json(documents)
+        echo_json([document.to_json() for document in documents])
         return
     for document in documents:
-        ocr_pages = document["ocr_pages"]
-        assert isinstance(ocr_pages, list)
+        ocr_pages = document.ocr_pages
         ocr = f"{_page_count(len(ocr_pages))} read by OCR, " if ocr_pages else ""
         click.echo(
-            f"{document['id']}  {one_line(str(document['title']))}  "
-            f"({_page_count(int(str(document['pages'])))}, "
-            f"{ocr}{document['chunks']} chunks)  {one_line(str(document['path']))}"
+            f"{document.id}  {one_line(document.title)}  ({_page_count(document.pages)}, "
+            f"{ocr}{document.chunks} chunks)  {one_line(document.path)}"
         )
 
 
@@ -300,7 +298,7 @@ def search(query: str, doc: str | None, limit: int, as_json: bool) -> None:
     with open_library() as library:
         doc_id = library.resolve(doc).id if doc else None
         hits = library.search(query, doc_id=doc_id, limit=limit)
-        titles = library.store.titles(sorted({hit.chunk.doc_id for hit in hits}))
+        titles = library.titles(sorted({hit.chunk.doc_id for hit in hits}))
     if as_json:
         echo_json(
             [

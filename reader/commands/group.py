@@ -20,10 +20,10 @@ TIMEOUT_HELP = (
 
 def open_library() -> Library:
     library = Library()
-    if library.store.read_only:
+    if library.read_only_reason:
         click.echo(
-            f"note: the library at {library.store.path} cannot be written "
-            f"({library.store.read_only_reason}): reading, searching and asking work; "
+            f"note: the library at {library.path} cannot be written "
+            f"({library.read_only_reason}): reading, searching and asking work; "
             "nothing is added or recorded.",
             err=True,
         )

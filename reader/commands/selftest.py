@@ -233,7 +233,7 @@ def check_ocr(library: Any, folder: Path) -> str:
         1,
         spans=[(check.start - document.page_starts[0], check.end - document.page_starts[0])],
         zoom=zoom,
-        ocr_boxes=library.store.ocr_boxes(document.id, 1),
+        ocr_boxes=library.ocr_boxes(document.id, 1),
     )
     if not rects or not all(_lies_on(rect, quote_boxes) for rect in rects):
         raise SelftestFailed(

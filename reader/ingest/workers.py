@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reader.config import reader_home
-from reader.errors import ReaderError
+from reader.errors import Cancelled, ReaderError
 from reader.records import Chunk, Document
 from reader.text.escaping import one_line
 
@@ -56,10 +56,6 @@ def default_workers() -> int:
     """As many workers as cores, at most four (beyond that the disk and the single
     writer are the limit, and each worker holds a document in memory)."""
     return max(1, min(os.cpu_count() or 1, MAX_DEFAULT_WORKERS))
-
-
-class ExtractionCancelled(ReaderError):
-    """The user cancelled while a file was being read in this process."""
 
 
 @dataclass
@@ -93,7 +89,7 @@ def extract_file(
         document, chunks = read_document(
             path, password=password, progress=progress, doc_id=doc_id, ocr=ocr
         )
-    except ExtractionCancelled:
+    except Cancelled:
         raise
     except ReaderError as error:
         return Extracted(path, doc_id, refusal=str(error))

@@ -16,6 +16,7 @@ from reader.library.batch import ingest_paths
 from reader.library.batch_report import BatchProgress, BatchReport, FileOutcome
 from reader.library.library import IngestResult, Library
 from reader.library.repair import RepairReport, repair_library
+from reader.library.reverify import reverify
 from reader.library.stale import StaleDocument, stale_documents
 
 __all__ = [
@@ -28,5 +29,6 @@ __all__ = [
     "StaleDocument",
     "ingest_paths",
     "repair_library",
+    "reverify",
     "stale_documents",
 ]

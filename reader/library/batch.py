@@ -21,14 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reader.errors import IngestError, LibraryReadOnlyError, ReaderError, StoreError
+from reader.errors import Cancelled, IngestError, LibraryReadOnlyError, ReaderError, StoreError
 from reader.ingest import document_id, extractor_is_current
 from reader.ingest.files import check_document_file
 from reader.ingest.folders import FileSelection, select_files
 from reader.ingest.ocr import ocr_settings
 from reader.ingest.workers import (
     Extracted,
-    ExtractionCancelled,
     ExtractionPool,
     extract_file,
 )
@@ -144,7 +143,7 @@ class BatchIngest:
         try:
             self._ingest(files, pool, first_index=len(selection.unreadable))
             finished = True
-        except (KeyboardInterrupt, ExtractionCancelled):
+        except (KeyboardInterrupt, Cancelled):
             self.report.cancelled = True
         finally:
             if pool is not None:
@@ -177,7 +176,7 @@ class BatchIngest:
             queue.sort(key=lambda item: -_size(item[1]))
         while queue or alone or pending or self._again:
             if self.cancel.is_set():
-                raise ExtractionCancelled("Ingest cancelled.")
+                raise Cancelled("Ingest cancelled.")
             queue[:0], self._again = self._again, []
             if pool is None:
                 planned = self._plan(*queue.pop(0))
@@ -242,7 +241,7 @@ class BatchIngest:
     def _extract_here(self, planned: _Planned) -> Extracted:
         def progress(done: int, total: int) -> None:
             if self.cancel.is_set():
-                raise ExtractionCancelled("Ingest cancelled.")
+                raise Cancelled("Ingest cancelled.")
             self._report_progress((done, total))
 
         return extract_file(planned.path, planned.doc_id, self.password, progress, self.ocr)

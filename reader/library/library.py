@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from reader.answer.stats import verification_stats
 from reader.config import library_path
-from reader.errors import DocumentNotFoundError, IngestError, ReaderError
+from reader.errors import DocumentNotFoundError, IngestError, ReaderError, StoreError
 from reader.ingest import document_id, extractor_is_current, read_document
 from reader.ingest.files import check_document_file
 from reader.ingest.ocr import ocr_settings
 from reader.ingest.titles import MAX_TITLE
-from reader.records import Chunk, Document, SearchHit
+from reader.records import Answer, Chunk, Document, DocumentSummary, OcrBox, SearchHit
 from reader.retrieve import search
 from reader.store import LibraryStore
 from reader.store.sources import SourceFile, record_source
@@ -136,14 +137,37 @@ class Library:
             "give a file path, or an id from `reader list`."
         )
 
+    @property
+    def path(self) -> Path:
+        return self.store.path
+
+    @property
+    def read_only_reason(self) -> str | None:
+        """Why nothing can be added or recorded (read-only, disk full), or None."""
+        return self.store.read_only_reason
+
+    def is_empty(self) -> bool:
+        return self.store.is_empty()
+
     def document(self, doc_id: str) -> Document:
         return self.store.get_document(doc_id)
 
-    def documents(self) -> list[dict[str, object]]:
+    def documents(self) -> list[DocumentSummary]:
         return self.store.list_documents()
+
+    def titles(self, doc_ids: Iterable[str]) -> dict[str, str]:
+        """The title of each of ``doc_ids`` still in the library."""
+        return self.store.titles(sorted(set(doc_ids)))
 
     def chunks(self, doc_id: str) -> list[Chunk]:
         return self.store.chunks(doc_id)
+
+    def chunk(self, chunk_id: str) -> Chunk:
+        return self.store.chunk(chunk_id)
+
+    def ocr_boxes(self, doc_id: str, page: int) -> list[OcrBox | None] | None:
+        """Where each word read by OCR on ``page`` is, or None for a page not read by OCR."""
+        return self.store.ocr_boxes(doc_id, page)
 
     def rename(self, doc_id: str, title: str | None) -> str:
         """Show the document under ``title`` everywhere from now on, also after its file
@@ -170,6 +194,10 @@ class Library:
     def search(self, query: str, doc_id: str | None = None, limit: int = 10) -> list[SearchHit]:
         return search(self.store, query, doc_id=doc_id, limit=limit)
 
+    def term_rarity(self, words: Iterable[str]) -> dict[str, float]:
+        """How rare each word is in the library (its inverse document frequency)."""
+        return self.store.term_rarity(words)
+
     def passage_verifier(self, doc_id: str, retrieved: Sequence[Chunk]) -> PassageVerifier:
         """A verifier for quotes cited from ``retrieved`` (chunks of the document): it
         reads those chunks and their neighbours, never the whole document."""
@@ -186,3 +214,27 @@ class Library:
         if doc_id not in self._verifiers:
             self._verifiers[doc_id] = DocumentVerifier(self.document(doc_id), self.chunks(doc_id))
         return self._verifiers[doc_id]
+
+    # -- answers -------------------------------------------------------------------------
+
+    def keep_answer(self, answer: Answer) -> None:
+        """Keep the answer in the history; an answer that cannot be kept (a read-only
+        library, a full disk, a damaged file) says why in ``not_recorded``."""
+        if self.store.read_only:
+            answer.not_recorded = f"this answer is not recorded: {self.store.read_only_reason}"
+            return
+        try:
+            self.store.add_answer(answer)
+        except StoreError as error:
+            answer.not_recorded = str(error)
+
+    def answers(self, doc_id: str | None = None, limit: int = 50) -> list[Answer]:
+        """The newest answers first, about ``doc_id`` or about anything."""
+        return self.store.answers(doc_id, limit=limit)
+
+    def answer(self, answer_id: int) -> Answer | None:
+        return self.store.answer(answer_id)
+
+    def verification_stats(self) -> dict[str, Any]:
+        """The recorded answers' figures: overall, by model, by document and by day."""
+        return verification_stats(self.store.answer_rows())

@@ -27,6 +27,7 @@ from reader.records import (
     Answer,
     Chunk,
     Document,
+    DocumentSummary,
     Heading,
     OcrBox,
     OcrConfidence,
@@ -393,23 +394,16 @@ class LibraryStore:
         row = self.db.execute("SELECT payload FROM answers WHERE id = ?", [answer_id]).fetchone()
         return answer_from_json(json.loads(row[0]), answer_id) if row else None
 
-    def list_documents(self) -> list[dict[str, object]]:
+    def list_documents(self) -> list[DocumentSummary]:
         rows = self.db.execute(
             "SELECT d.id, d.title, d.path, d.kind, d.pages, d.chars, d.extractor, d.ingested_at, "
-            "d.warnings, (SELECT count(*) FROM chunks c WHERE c.doc_id = d.id), "
+            "(SELECT count(*) FROM chunks c WHERE c.doc_id = d.id), d.warnings, "
             # From the OCR table, not the documents row: its columns after ``text``
             # are reached only by reading the whole text.
             "(SELECT json_group_array(o.page) FROM ocr_pages o WHERE o.doc_id = d.id) "
             "FROM documents d ORDER BY d.ingested_at, d.title"
         ).fetchall()
-        keys = "id title path kind pages chars extractor ingested_at warnings chunks ocr_pages"
-        documents = []
-        for row in rows:
-            record = dict(zip(keys.split(), row, strict=True))
-            record["warnings"] = json.loads(str(record["warnings"]))
-            record["ocr_pages"] = sorted(json.loads(str(record["ocr_pages"])))
-            documents.append(record)
-        return documents
+        return [_summary_from_row(row) for row in rows]
 
     # -- chunks ----------------------------------------------------------------
 
@@ -650,3 +644,20 @@ def _model_figures(payload: object) -> dict[str, int]:
         "reanchored": sum(bool(c.get("reanchored")) for c in linked),
         "evidence_shown": len(claims) - len(made),
     }
+
+
+def _summary_from_row(row: tuple) -> DocumentSummary:
+    doc_id, title, path, kind, pages, chars, extractor, ingested_at, chunks = row[:9]
+    return DocumentSummary(
+        id=doc_id,
+        title=title,
+        path=path,
+        kind=kind,
+        pages=pages,
+        chars=chars,
+        extractor=extractor,
+        ingested_at=ingested_at,
+        chunks=chunks,
+        warnings=tuple(json.loads(row[9])),
+        ocr_pages=tuple(sorted(json.loads(row[10]))),
+    )

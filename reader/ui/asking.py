@@ -20,19 +20,18 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
 )
 
-from reader.answer import Answerer, reverify
+from reader.answer import Answerer
 from reader.answer.events import ClaimChecked, Status, Token
 from reader.answer.render import render_markdown, verification_summary
-from reader.answer.stats import verification_stats
 from reader.config import load_settings
-from reader.errors import ReaderError, StoreError
+from reader.errors import Cancelled, ReaderError, StoreError
 from reader.ingest.layout import render_page
-from reader.library import Library
+from reader.library import Library, reverify
 from reader.records import Answer, CheckedClaim
 from reader.text.escaping import one_line
 from reader.text.reading_view import outside
 from reader.ui.ocr_labels import page_note
-from reader.ui.workers import Task, TaskCancelled
+from reader.ui.workers import Task
 
 if TYPE_CHECKING:
     from reader.ui.main_window import MainWindow
@@ -82,7 +81,7 @@ class AskingMixin:
                     report(Status("loading model"))
                     load()
                 if cancel.is_set():
-                    raise TaskCancelled("Cancelled.")
+                    raise Cancelled("Cancelled.")
                 return answerer.ask(question, doc_ids, on_event=report, cancel=cancel)
 
         self.ask_task = self.workers.submit(
@@ -132,7 +131,7 @@ class AskingMixin:
         self.answer = answer
         # Titles only: loading whole documents here would cost the GUI thread.
         doc_ids = {c.doc_id for c in answer.claims if c.doc_id} | set(answer.doc_ids)
-        self.answer_view.show_answer(answer, self.library.store.titles(sorted(doc_ids)))
+        self.answer_view.show_answer(answer, self.library.titles(doc_ids))
         self.badge.setText(verification_summary(answer).capitalize())
         self.answer_shown.emit()
 
@@ -192,7 +191,7 @@ class AskingMixin:
         path, password = document.path, self.passwords.get(document.id)
         # A page read by OCR has no text layer to take boxes from: they were stored.
         ocr_boxes = (
-            self.library.store.ocr_boxes(document.id, page)
+            self.library.ocr_boxes(document.id, page)
             if page in document.ocr_page_numbers()
             else None
         )
@@ -218,7 +217,7 @@ class AskingMixin:
     def refresh_history(self: MainWindow) -> None:
         self.history.clear()
         doc_id = self.current.id if self.current else None
-        for answer in self.library.store.answers(doc_id, limit=100):
+        for answer in self.library.answers(doc_id, limit=100):
             item = QListWidgetItem(
                 f"{one_line(answer.question)}\n{verification_summary(answer)}\n"
                 f"{local_time(answer.created_at)}"
@@ -237,7 +236,7 @@ class AskingMixin:
 
         def work(report: Callable[[Any], None], cancel: threading.Event) -> Answer | None:
             with Library(database) as library:
-                stored = library.store.answer(answer_id)
+                stored = library.answer(answer_id)
                 return reverify(library, stored) if stored is not None else None
 
         def done(answer: Answer | None) -> None:
@@ -258,13 +257,13 @@ class AskingMixin:
         return self.workers.submit(self.workers.documents, work, done, failed)
 
     def refresh_health(self: MainWindow) -> None:
-        self.health.set_stats(verification_stats(self.library.store.answer_rows()))
+        self.health.set_stats(self.library.verification_stats())
 
     def markdown(self: MainWindow) -> str | None:
         if self.answer is None:
             return None
         doc_ids = sorted({c.doc_id for c in self.answer.claims if c.doc_id})
-        return render_markdown(self.answer, self.library.store.titles(doc_ids))
+        return render_markdown(self.answer, self.library.titles(doc_ids))
 
     def copy_markdown(self: MainWindow) -> None:
         text = self.markdown()

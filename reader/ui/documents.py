@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QTreeWidgetItem,
 )
 
-from reader.errors import EncryptedDocumentError, ReaderError
+from reader.errors import Cancelled, EncryptedDocumentError, ReaderError
 from reader.ingest.extract import PYMUPDF_TYPES, TEXT_TYPES
 from reader.ingest.workers import default_workers
 from reader.library import IngestResult, Library
@@ -29,7 +29,7 @@ from reader.library.batch_report import BatchProgress, BatchReport
 from reader.records import Document
 from reader.text.escaping import one_line, rich_text_lines
 from reader.ui.ocr_labels import IngestStep, document_note, ingest_line, library_pages
-from reader.ui.workers import Task, TaskCancelled
+from reader.ui.workers import Task
 
 RENAME_ACTION = "rename-document"
 OPEN_FILTER = "Documents ({})".format(
@@ -53,18 +53,17 @@ class DocumentsMixin:
         selected = self.current.id if self.current else None
         self.documents.clear()
         for record in self.library.documents():
-            warnings = [str(w) for w in record["warnings"]]  # type: ignore[attr-defined]
-            title = one_line(str(record["title"]))
-            ocr_pages = [int(page) for page in record.get("ocr_pages") or []]  # type: ignore[attr-defined]
-            pages = library_pages(ocr_pages, int(record["pages"]))  # type: ignore[call-overload]
+            title = one_line(record.title)
+            pages = library_pages(list(record.ocr_pages), record.pages)
             item = QListWidgetItem(
-                f"{title}\n{pages} · {record['chunks']} chunks" + (" · warning" if warnings else "")
+                f"{title}\n{pages} · {record.chunks} chunks"
+                + (" · warning" if record.warnings else "")
             )
-            item.setData(Qt.ItemDataRole.UserRole, record["id"])
+            item.setData(Qt.ItemDataRole.UserRole, record.id)
             # The title comes first: the list elides a long one to its width.
-            item.setToolTip(rich_text_lines(title, str(record["path"]), *warnings))
+            item.setToolTip(rich_text_lines(title, record.path, *record.warnings))
             self.documents.addItem(item)
-            if record["id"] == selected:
+            if record.id == selected:
                 self.documents.setCurrentItem(item)
 
     def _offer_rename(self: MainWindow) -> None:
@@ -92,7 +91,7 @@ class DocumentsMixin:
             "Rename document",
             "Title (leave it empty for the title read from the file):",
             QLineEdit.EchoMode.Normal,
-            self.library.store.titles([doc_id]).get(doc_id, ""),
+            self.library.titles([doc_id]).get(doc_id, ""),
         )
         if not accepted:
             return False
@@ -146,7 +145,7 @@ class DocumentsMixin:
 
             def progress(done: int, total: int) -> None:
                 if cancel.is_set():
-                    raise TaskCancelled("Ingest cancelled.")
+                    raise Cancelled("Ingest cancelled.")
                 if not page_count:
                     page_count.append(total)
                 report(IngestStep(done, total, page_count[0]))

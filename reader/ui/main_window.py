@@ -89,9 +89,9 @@ class MainWindow(DocumentsMixin, AskingMixin, QMainWindow):
         self._build()
         self.refresh_library()
         self.refresh_health()
-        if self.library.store.read_only:
+        if self.library.read_only_reason:
             self.message.show_message(
-                f"The library cannot be written ({self.library.store.read_only_reason}): "
+                f"The library cannot be written ({self.library.read_only_reason}): "
                 "reading, searching and asking work; nothing is added or recorded.",
                 error=False,
             )

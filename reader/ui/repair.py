@@ -15,11 +15,11 @@ from typing import Any
 from PySide6.QtCore import QEventLoop, Qt
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
-from reader.errors import LibraryDamagedError, ReaderError
+from reader.errors import Cancelled, LibraryDamagedError, ReaderError
 from reader.library.repair import RepairReport, repair_library
 from reader.text.escaping import one_line
 from reader.ui.labels import plain_label
-from reader.ui.workers import TaskCancelled, Workers
+from reader.ui.workers import Workers
 
 REPAIR_BUTTON = "Repair library"
 
@@ -30,7 +30,7 @@ def repair_work(database: Path) -> Callable[[Callable[[Any], None], threading.Ev
     def work(report: Callable[[Any], None], cancel: threading.Event) -> RepairReport:
         def progress(step: str) -> None:
             if cancel.is_set():
-                raise TaskCancelled("Repair cancelled; the library is as it was.")
+                raise Cancelled("Repair cancelled; the library is as it was.")
             report(step)
 
         return repair_library(database, progress)

@@ -17,11 +17,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from reader.errors import AnswerCancelled, ReaderError
-
-
-class TaskCancelled(ReaderError):
-    pass
+from reader.errors import Cancelled, ReaderError
 
 
 class _Signals(QObject):
@@ -48,7 +44,7 @@ class Task(QRunnable):
     def run(self) -> None:
         try:
             result = self.function(self.signals.progress.emit, self.cancel_event)
-        except (TaskCancelled, AnswerCancelled):
+        except Cancelled:
             self.running = False
             self.signals.cancelled.emit()
         except ReaderError as error:

@@ -3,9 +3,10 @@ import threading
 
 import pytest
 
-from reader.answer import Answerer, ScriptedBackend, reverify
+from reader.answer import Answerer, ScriptedBackend
 from reader.answer.events import ClaimChecked, Status, Token
-from reader.errors import AnswerCancelled, ModelError
+from reader.errors import Cancelled, ModelError
+from reader.library import reverify
 from reader.records import Document
 from tests.answer.conftest import chunk_with, claims_json
 
@@ -154,7 +155,7 @@ def test_cancel_stops_generation(treaty):
             if len(seen) == 10:
                 cancel.set()
 
-    with pytest.raises(AnswerCancelled):
+    with pytest.raises(Cancelled):
         Answerer(library, backend, mode="free").ask(QUESTION, [doc_id], on_event, cancel)
     assert len(seen) == 10
     assert library.store.answers() == []

@@ -21,7 +21,7 @@ from http.server import ThreadingHTTPServer
 import pytest
 
 from reader.answer import Answerer, ServerBackend, ServerTimeouts
-from reader.errors import AnswerCancelled, ModelError
+from reader.errors import Cancelled, ModelError
 from tests.answer.fake_server import (
     STREAM_HEAD,
     FakeServer,
@@ -177,7 +177,7 @@ def test_cancel_reaches_the_server_wait_through_the_pipeline(serve, treaty):
     cancel = threading.Event()
     threading.Timer(0.3, cancel.set).start()
     started = time.monotonic()
-    with pytest.raises(AnswerCancelled):
+    with pytest.raises(Cancelled):
         Answerer(library, backend(server.url), mode="constrained").ask(
             QUESTION, [doc_id], cancel=cancel
         )

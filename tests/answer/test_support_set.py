@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reader.answer.evaluate import evaluate_support, is_support_set
+from reader.library.evaluate import evaluate_support, is_support_set
 
 LABELLED = Path(__file__).resolve().parents[2] / "bench" / "support" / "claims.jsonl"
 # The rules alone (no model to judge): what reader gives with a server or no judge.

@@ -125,7 +125,7 @@ def test_the_ocr_step_reads_a_scanned_page_and_boxes_its_quote(tmp_path: Path):
         (document,) = library.documents()
     assert found.startswith("a scanned page read by OCR (Tesseract 5.")
     assert found.endswith("its quote verified (exact) and boxed on the image")
-    assert document["ocr_pages"] == [1]
+    assert document.ocr_pages == (1,)
 
 
 def test_the_ocr_step_fails_when_ocr_reads_something_else(

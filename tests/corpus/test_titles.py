@@ -56,7 +56,7 @@ def test_corpus_documents_are_listed_under_their_titles(tmp_path):
         for name in TITLES:
             library.ingest(pdfs / name, ocr=OcrSettings(mode="never"))
         listed = {
-            str(record["path"]).rsplit("/", 1)[-1]: record["title"]
+            record.path.rsplit("/", 1)[-1]: record.title
             for record in library.documents()
         }
     assert listed == TITLES

@@ -19,13 +19,12 @@ import pymupdf
 import pytest
 from rapidfuzz.distance import Levenshtein
 
-from reader.errors import IngestError
+from reader.errors import Cancelled, IngestError
 from reader.ingest import read_document
 from reader.ingest.extract import extract
 from reader.ingest.layout import page_blocks, render_page, span_rects
 from reader.ingest.ocr import OcrSettings, OcrUnavailableError
 from reader.ingest.page_image import MAX_OCR_PIXELS, PageImage, render_for_ocr
-from reader.ingest.workers import ExtractionCancelled
 from reader.library import Library
 from reader.records import Document
 
@@ -348,7 +347,7 @@ def cancel_during_ocr(pages: int) -> tuple[Callable[[int, int], None], dict[str,
             if time.monotonic() - seen["ocr"] > 0.3:
                 seen["running"] = len(tesseract_children())
                 seen["cancelled"] = time.monotonic()
-                raise ExtractionCancelled("Ingest cancelled.")
+                raise Cancelled("Ingest cancelled.")
 
     return progress, seen
 
@@ -360,7 +359,7 @@ def test_cancelling_stops_tesseract_at_once_and_leaves_the_library_unchanged(
     source = write_text_pdf(tmp_path / "long.pdf", [PROSE * 4] * 6, size=(595, 842))
     scan = scan_pages(source, tmp_path / "long-scan.pdf")
     progress, seen = cancel_during_ocr(6)
-    with pytest.raises(ExtractionCancelled):
+    with pytest.raises(Cancelled):
         library.ingest(scan, progress=progress)
     stopped = time.monotonic()
     assert seen["running"] >= 1  # Tesseract was reading when the cancel came

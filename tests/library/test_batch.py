@@ -11,11 +11,11 @@ import pymupdf
 import pytest
 
 import reader.library.batch
-from reader.answer.reverify import reverify
 from reader.ingest import document_id
 from reader.library import Library
 from reader.library.batch import ingest_paths
 from reader.library.batch_report import FileOutcome
+from reader.library.reverify import reverify
 from reader.library.stale import stale_documents
 from reader.records import Answer, AnswerMetrics, CheckedClaim, Claim
 
@@ -112,7 +112,7 @@ def test_a_moved_file_is_found_by_its_content_and_only_recorded_at_its_new_path(
     report = ingest_paths(library, [root])
     assert states(report.outcomes, root)["archive/beta-2020.pdf"] == "unchanged"
     assert extracted.paths == []
-    paths = {str(document["path"]) for document in library.documents()}
+    paths = {document.path for document in library.documents()}
     assert str(moved) in paths and len(paths) == 4
     assert stale_documents(library) == []
 
@@ -143,7 +143,7 @@ def test_parallel_ingest_stores_the_same_documents_and_chunks_as_serial(tmp_path
             report = ingest_paths(library, [root], workers=workers, on_file=told.append)
             assert report.count("added") == 8
             documents = {
-                str(record["id"]): library.document(str(record["id"]))
+                record.id: library.document(record.id)
                 for record in library.documents()
             }
             stored.append(

@@ -122,7 +122,7 @@ def test_repair_says_which_documents_were_lost(two_documents):
     assert "is gone" in completed.stdout
     assert "Answers: 1 kept, 0 lost." in completed.stdout
     with Library() as library:
-        assert [d["id"] for d in library.documents()] == [two_documents["letter_id"]]
+        assert [d.id for d in library.documents()] == [two_documents["letter_id"]]
 
 
 def test_repair_of_a_sound_library_rebuilds_its_index(two_documents):

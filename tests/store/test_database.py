@@ -82,7 +82,7 @@ def test_a_failed_ingest_leaves_the_library_as_it_was(library, make_file):
     good = library.ingest(make_file("good.txt", TEXT.encode()))
     with pytest.raises(CorruptDocumentError):
         library.ingest(make_file("bad.pdf", b"not a pdf" * 100))
-    assert [d["id"] for d in library.documents()] == [good.doc_id]
+    assert [d.id for d in library.documents()] == [good.doc_id]
 
 
 def test_process_killed_mid_ingest_leaves_no_half_document(reader_home, make_file):
@@ -108,11 +108,11 @@ library.ingest({str(big)!r})
     assert completed.returncode == 9, completed.stderr
     with Library() as library:
         documents = library.documents()
-        assert [d["path"] for d in documents] == [str(good.resolve())]
+        assert [d.path for d in documents] == [str(good.resolve())]
         counts = library.store.db.execute(
             "SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM chunks_fts)"
         ).fetchone()
-        assert counts[0] == counts[1] == len(library.chunks(documents[0]["id"]))
+        assert counts[0] == counts[1] == len(library.chunks(documents[0].id))
         assert library.ingest(big).added  # and it ingests cleanly afterwards
 
 
@@ -134,7 +134,7 @@ def test_headings_and_warnings_round_trip(library, make_pdf):
     assert [h.title for h in document.headings] == ["Intro", "Next"]
     assert document.warnings and "page 2 cannot be searched" in document.warnings[0]
     listed = library.documents()[0]
-    assert listed["pages"] == 3 and listed["chunks"] == len(library.chunks(result.doc_id))
+    assert listed.pages == 3 and listed.chunks == len(library.chunks(result.doc_id))
     raw = sqlite3.connect(library.store.path).execute("SELECT headings FROM documents")
     assert json.loads(raw.fetchone()[0])[1][2] == "Next"
 

@@ -22,7 +22,7 @@ def test_a_renamed_document_is_shown_so_everywhere(library, make_file):
     assert library.rename(doc_id, "  Harbour   Fees of Utrecht ") == "Harbour Fees of Utrecht"
     assert library.document(doc_id).title == "Harbour Fees of Utrecht"
     assert library.store.titles([doc_id]) == {doc_id: "Harbour Fees of Utrecht"}
-    assert [record["title"] for record in library.documents()] == ["Harbour Fees of Utrecht"]
+    assert [record.title for record in library.documents()] == ["Harbour Fees of Utrecht"]
 
 
 def test_a_rename_survives_reading_the_file_again(library, make_pdf):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from reader.library.batch_report import BatchProgress
-from tests.test_batch import make_folder
+from tests.library.test_batch import make_folder
 from tests.test_ingest_command import many_pdfs
 
 pytestmark = pytest.mark.gui

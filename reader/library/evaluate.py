@@ -51,7 +51,7 @@ from reader.answer.hygiene import says_not_answered, strip_meta
 from reader.answer.judge import SupportJudge
 from reader.answer.pipeline import Answerer
 from reader.errors import ReaderError
-from reader.library import Library
+from reader.library.library import Library
 from reader.text.normalize import normalize_key
 from reader.verify.grounding import check_grounding
 

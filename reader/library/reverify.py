@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from reader.errors import ChunkNotFoundError, ReaderError
-from reader.library import Library
+from reader.library.library import Library
 from reader.records import Answer, CheckedClaim, Claim, Verification
 from reader.verify.grounding import grounding_for
 
@@ -23,7 +23,7 @@ def reverify(library: Library, answer: Answer) -> Answer:
     for item in answer.claims:
         claim = item.claim
         try:
-            chunk = library.store.chunk(claim.source_id)
+            chunk = library.chunk(claim.source_id)
         except ChunkNotFoundError:
             chunk = None
         if chunk is not None:

@@ -1,0 +1,53 @@
+"""Typed records passed between the stages of reader.
+
+Offsets everywhere are Python string indices into a document's canonical text:
+the exact string the viewer shows.
+"""
+
+from reader.records.answers import (
+    Answer,
+    AnswerMetrics,
+    CheckedClaim,
+    Claim,
+    Grounding,
+    Verification,
+    VerificationStatus,
+    answer_from_json,
+)
+from reader.records.documents import (
+    Chunk,
+    Document,
+    DocumentSummary,
+    Furniture,
+    FurnitureKind,
+    Heading,
+    OcrBox,
+    OcrConfidence,
+    OcrPageInfo,
+    SearchHit,
+    deep_link,
+    furniture_from_json,
+)
+
+__all__ = [
+    "Answer",
+    "AnswerMetrics",
+    "CheckedClaim",
+    "Chunk",
+    "Claim",
+    "Document",
+    "DocumentSummary",
+    "Furniture",
+    "FurnitureKind",
+    "Grounding",
+    "Heading",
+    "OcrBox",
+    "OcrConfidence",
+    "OcrPageInfo",
+    "SearchHit",
+    "Verification",
+    "VerificationStatus",
+    "answer_from_json",
+    "deep_link",
+    "furniture_from_json",
+]

@@ -1,0 +1,200 @@
+"""Documents as the library keeps them: the canonical text, its pages, chunks and
+furniture. Offsets are Python string indices into the canonical text."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from reader.text.reading_view import reading_view
+
+
+def deep_link(doc_id: str, start: int, end: int) -> str:
+    return f"reader://{doc_id}#{start}-{end}"
+
+
+FurnitureKind = Literal["header", "footer", "page-number", "marker"]
+
+
+@dataclass(frozen=True, slots=True)
+class Furniture:
+    """Page furniture at ``[start, end)`` of the canonical text: a running header or
+    footer, a page number, a footnote marker. Kept in the text, left out of reading."""
+
+    start: int
+    end: int
+    kind: FurnitureKind
+
+    def to_json(self) -> list[object]:
+        return [self.start, self.end, self.kind]
+
+
+def furniture_from_json(items: Any) -> tuple[Furniture, ...]:
+    return tuple(Furniture(int(start), int(end), kind) for start, end, kind in items or [])
+
+
+@dataclass(frozen=True, slots=True)
+class OcrPageInfo:
+    """A page whose text was read from its image by OCR: how sure the engine was
+    (mean word confidence, 0 to 100), how far the image was turned to read it,
+    and which engine and languages read it."""
+
+    page: int
+    confidence: float
+    turned: int = 0
+    engine: str = ""
+
+    def to_json(self) -> list[object]:
+        return [self.page, round(self.confidence, 1), self.turned, self.engine]
+
+
+@dataclass(frozen=True, slots=True)
+class OcrConfidence:
+    """How sure OCR was (0 to 100) of the word at ``[start, end)`` of the canonical text."""
+
+    start: int
+    end: int
+    confidence: float
+
+
+OcrBox = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A retrievable passage: ``text == canonical[start:end]`` always holds.
+
+    ``furniture`` is the page furniture inside the chunk; ``reading_text`` is
+    the chunk as read (see ``reader.text.reading_view``), with the same offsets.
+    """
+
+    id: str
+    doc_id: str
+    seq: int
+    start: int
+    end: int
+    text: str
+    heading: tuple[str, ...] = ()
+    page_start: int = 1
+    page_end: int = 1
+    furniture: tuple[Furniture, ...] = ()
+
+    @property
+    def url(self) -> str:
+        return deep_link(self.doc_id, self.start, self.end)
+
+    @property
+    def reading_text(self) -> str:
+        return reading_view(self.text, self.furniture, self.start)
+
+    @property
+    def heading_path(self) -> str:
+        return " > ".join(self.heading)
+
+    @property
+    def pages(self) -> list[int]:
+        return list(range(self.page_start, self.page_end + 1))
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "doc_id": self.doc_id,
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+            "heading": self.heading_path,
+            "pages": self.pages,
+            "url": self.url,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """A section title located in the canonical text."""
+
+    offset: int
+    level: int
+    title: str
+
+
+@dataclass(slots=True)
+class Document:
+    """A document as the library keeps it."""
+
+    id: str
+    title: str
+    path: str
+    kind: str
+    text: str
+    page_starts: list[int]
+    extractor: str
+    headings: list[Heading] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    ingested_at: str = ""
+    furniture: list[Furniture] = field(default_factory=list)
+    ocr_pages: list[OcrPageInfo] = field(default_factory=list)
+    ocr_words: list[OcrConfidence] = field(default_factory=list)
+    # Per OCR'd page (1-based), a box per character of the page's text, as PyMuPDF
+    # gives for a text layer; filled at ingest and stored, then read back per page
+    # (``LibraryStore.ocr_boxes``) when a page is drawn, not with the document.
+    ocr_boxes: dict[int, list[OcrBox | None]] = field(default_factory=dict)
+
+    @property
+    def pages(self) -> int:
+        return len(self.page_starts)
+
+    @property
+    def chars(self) -> int:
+        return len(self.text)
+
+    def page_of(self, offset: int) -> int:
+        """1-based page number holding ``offset``."""
+        return max(1, bisect_right(self.page_starts, offset))
+
+    def ocr_page_numbers(self) -> list[int]:
+        return [info.page for info in self.ocr_pages]
+
+    def page_range(self, page: int) -> tuple[int, int]:
+        """``[start, end)`` offsets of a 1-based page."""
+        start = self.page_starts[page - 1]
+        end = self.page_starts[page] if page < len(self.page_starts) else len(self.text)
+        return start, end
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    chunk: Chunk
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentSummary:
+    """A document as the library lists it: what it is, without its text."""
+
+    id: str
+    title: str
+    path: str
+    kind: str
+    pages: int
+    chars: int
+    extractor: str
+    ingested_at: str
+    chunks: int
+    warnings: tuple[str, ...] = ()
+    ocr_pages: tuple[int, ...] = ()  # the pages read by OCR
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "path": self.path,
+            "kind": self.kind,
+            "pages": self.pages,
+            "chars": self.chars,
+            "extractor": self.extractor,
+            "ingested_at": self.ingested_at,
+            "warnings": list(self.warnings),
+            "chunks": self.chunks,
+            "ocr_pages": list(self.ocr_pages),
+        }
