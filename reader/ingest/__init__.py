@@ -11,13 +11,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reader.ingest.chunking import chunk_text
+from reader.ingest.extractor_version import ExtractorVersion
 from reader.records import Chunk, Document
 
 if TYPE_CHECKING:
     from reader.ingest.extract import ProgressCallback
     from reader.ingest.ocr import OcrSettings
 
-__all__ = ["document_id", "extractor_for", "extractor_is_current", "read_document"]
+__all__ = [
+    "ExtractorVersion",
+    "document_id",
+    "extractor_for",
+    "extractor_is_current",
+    "read_document",
+]
 
 
 def document_id(path: str | Path) -> str:
@@ -48,14 +55,14 @@ def extractor_is_current(
     read, so naming a file read in German does not read it again in English."""
     if stored is None:
         return False
-    base, _, read_by_ocr = stored.partition("+ocr-")
-    if base != extractor_for(path):
+    version = ExtractorVersion.parse(stored)
+    if version.text != extractor_for(path):
         return False
     if ocr is None:
         return True
-    if not read_by_ocr:
+    if version.ocr_languages is None:
         return ocr.mode != "always"
-    return ocr.mode != "never" and read_by_ocr.endswith("-" + ocr.language_tag)
+    return ocr.mode != "never" and version.ocr_languages == ocr.language_tag
 
 
 def read_document(

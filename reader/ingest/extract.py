@@ -22,6 +22,7 @@ from reader.errors import (
     NoTextLayerError,
     UnsupportedFormatError,
 )
+from reader.ingest.extractor_version import ExtractorVersion
 from reader.ingest.files import check_document_file
 from reader.ingest.furniture import PageLayout, find_furniture
 from reader.ingest.hocr import ScannedPage, scanned_page
@@ -256,7 +257,9 @@ def _extract_pymupdf(
         page_starts=page_starts,
         kind=kind,
         title=title,
-        extractor=pymupdf_extractor_version() + (f"+{engine_name}" if read_by_ocr else ""),
+        extractor=ExtractorVersion(
+            pymupdf_extractor_version(), engine_name if read_by_ocr else None
+        ).format(),
         headings=headings,
         warnings=warnings,
         furniture=furniture,
@@ -299,7 +302,7 @@ def _read_scanned(
             {},
         )
     engine = require_tesseract(ocr.languages)
-    engine_prefix = f"ocr-tesseract-{engine.version}-"
+    engine_prefix = f"tesseract-{engine.version}-"
     total = page_count + len(numbers)
 
     def waiting(done: int) -> None:
@@ -319,7 +322,7 @@ def _read_scanned(
             blank.append(reading.number + 1)
         waiting(done)
     found_nothing = f"OCR found no text on {_page_list(blank)}" if blank else ""
-    page_engines = {r.number: engine_prefix + "+".join(r.languages) for r in readings}
+    page_engines = {r.number: "ocr-" + engine_prefix + "+".join(r.languages) for r in readings}
     if ocr.automatic:
         used = dict.fromkeys("+".join(r.languages) for r in readings if r.number in results)
         name = engine_prefix + ",".join(used or ["none"]) + "-auto"

@@ -32,7 +32,7 @@ from typing import Any
 
 from reader.config import library_path
 from reader.errors import LibraryReadOnlyError, ReaderError, StoreError
-from reader.ingest import document_id, read_document
+from reader.ingest import ExtractorVersion, document_id, read_document
 from reader.ingest.chunking import chunk_text
 from reader.ingest.ocr import OcrSettings
 from reader.records import (
@@ -276,7 +276,7 @@ def _stored_document(
 
 def _salvage_ocr(old: _Salvage, rowid: int, document: Document) -> bool:
     """Fill in what OCR read on the document's scanned pages; False if it is unreadable."""
-    if "+ocr-" not in document.extractor:
+    if ExtractorVersion.parse(document.extractor).ocr is None:
         return True  # no page was read by OCR (or the library predates OCR)
     listed = old.row("SELECT ocr FROM documents WHERE rowid = ?", [rowid])
     if listed is None:
@@ -305,9 +305,8 @@ def _reread(
             return None, f"its stored text is damaged and its file {path} is gone"
         if document_id(path) != doc_id:
             return None, f"its stored text is damaged and its file {path} has changed"
-        ocr = None
-        if "+ocr-" in extractor:
-            ocr = OcrSettings.parse("auto", extractor.rsplit("-", 1)[-1])
+        languages = ExtractorVersion.parse(extractor).ocr_languages
+        ocr = OcrSettings.parse("auto", languages) if languages else None
         return read_document(path, doc_id=doc_id, ocr=ocr), ""
     except ReaderError as error:
         return None, f"its stored text is damaged and its file cannot be read again ({error})"

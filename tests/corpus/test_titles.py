@@ -55,10 +55,7 @@ def test_corpus_documents_are_listed_under_their_titles(tmp_path):
     with Library(tmp_path / "library.db") as library:
         for name in TITLES:
             library.ingest(pdfs / name, ocr=OcrSettings(mode="never"))
-        listed = {
-            record.path.rsplit("/", 1)[-1]: record.title
-            for record in library.documents()
-        }
+        listed = {record.path.rsplit("/", 1)[-1]: record.title for record in library.documents()}
     assert listed == TITLES
 
 

@@ -142,10 +142,7 @@ def test_parallel_ingest_stores_the_same_documents_and_chunks_as_serial(tmp_path
         with Library(tmp_path / f"workers-{workers}.db") as library:
             report = ingest_paths(library, [root], workers=workers, on_file=told.append)
             assert report.count("added") == 8
-            documents = {
-                record.id: library.document(record.id)
-                for record in library.documents()
-            }
+            documents = {record.id: library.document(record.id) for record in library.documents()}
             stored.append(
                 {
                     doc_id: (
