@@ -27,14 +27,7 @@ from reader.answer.events import ClaimChecked, EventCallback, Status, Token
 from reader.answer.hygiene import says_not_answered
 from reader.answer.judge import judge_for
 from reader.answer.models import writes_grounded_claims
-from reader.answer.parsing import (
-    ParsedOutput,
-    RepetitionGuard,
-    Stop,
-    claim_key,
-    parse_output,
-    unique_by,
-)
+from reader.answer.parsing import ParsedOutput, claim_key, parse_output, unique_by
 from reader.answer.prompting import (
     AUTO,
     CONSTRAINED,
@@ -51,6 +44,7 @@ from reader.answer.prompting import (
     passages_for,
     retry_message,
 )
+from reader.answer.stream_guard import RepetitionGuard, Stop
 from reader.errors import Cancelled, ReaderError
 from reader.records import Answer, AnswerMetrics, CheckedClaim, Chunk, Claim, SearchHit
 from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
