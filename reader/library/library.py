@@ -15,13 +15,12 @@ from reader.ingest import document_id, extractor_is_current, read_document
 from reader.ingest.files import check_document_file
 from reader.ingest.ocr import ocr_settings
 from reader.ingest.titles import MAX_TITLE
-from reader.records import Answer, Chunk, Document, DocumentSummary, OcrBox, SearchHit
+from reader.records import Answer, Chunk, Document, DocumentSummary, OcrBox, PageStarts, SearchHit
 from reader.retrieve import search
 from reader.store import LibraryStore
 from reader.store.sources import SourceFile, record_source
 from reader.verify import DocumentVerifier, PassageVerifier
 from reader.verify.ocr import OcrReading
-from reader.verify.passages import PageStarts
 
 if TYPE_CHECKING:
     from reader.ingest.extract import ProgressCallback

@@ -24,9 +24,11 @@ from reader.records.documents import (
     OcrBox,
     OcrConfidence,
     OcrPageInfo,
+    PageStarts,
     SearchHit,
     deep_link,
     furniture_from_json,
+    page_at,
 )
 
 __all__ = [
@@ -44,10 +46,12 @@ __all__ = [
     "OcrBox",
     "OcrConfidence",
     "OcrPageInfo",
+    "PageStarts",
     "SearchHit",
     "Verification",
     "VerificationStatus",
     "answer_from_json",
     "deep_link",
     "furniture_from_json",
+    "page_at",
 ]

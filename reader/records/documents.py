@@ -4,6 +4,7 @@ furniture. Offsets are Python string indices into the canonical text."""
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -109,6 +110,22 @@ class Chunk:
         }
 
 
+def page_at(page_starts: Sequence[int], offset: int) -> int:
+    """The 1-based page holding ``offset``, given where each page starts."""
+    return max(1, bisect_right(page_starts, offset))
+
+
+@dataclass(frozen=True, slots=True)
+class PageStarts:
+    """Where each page of a document starts: enough to say which page an offset is
+    on, without the document's text."""
+
+    starts: tuple[int, ...]
+
+    def page_of(self, offset: int) -> int:
+        return page_at(self.starts, offset)
+
+
 @dataclass(frozen=True, slots=True)
 class Heading:
     """A section title located in the canonical text."""
@@ -150,7 +167,7 @@ class Document:
 
     def page_of(self, offset: int) -> int:
         """1-based page number holding ``offset``."""
-        return max(1, bisect_right(self.page_starts, offset))
+        return page_at(self.page_starts, offset)
 
     def ocr_page_numbers(self) -> list[int]:
         return [info.page for info in self.ocr_pages]

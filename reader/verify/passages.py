@@ -32,9 +32,7 @@ confidence in a word of the window (``ocr``) is looked up by canonical offset.
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
 
 from reader.records import Chunk, Verification
 from reader.text.normalize import NormalizedText, normalize, normalize_key
@@ -48,16 +46,6 @@ SCOPE = "the retrieved passages and those around them"
 
 # Chunks of one document with ``first <= seq <= last``, in order.
 ChunkRange = Callable[[int, int], Sequence[Chunk]]
-
-
-@dataclass(frozen=True, slots=True)
-class PageStarts:
-    """Where each page of a document starts: enough to say which page an offset is on."""
-
-    starts: tuple[int, ...]
-
-    def page_of(self, offset: int) -> int:
-        return max(1, bisect_right(self.starts, offset))
 
 
 class PassageVerifier:

@@ -6,10 +6,9 @@ import re
 import pytest
 
 from reader.ingest.chunking import chunk_text
-from reader.records import Chunk, Document, OcrConfidence, OcrPageInfo
+from reader.records import Chunk, Document, OcrConfidence, OcrPageInfo, PageStarts
 from reader.verify import DocumentVerifier, PassageVerifier
 from reader.verify.ocr import UNCERTAIN_BELOW, OcrReading
-from reader.verify.passages import PageStarts
 
 FILLER = "\n\n".join(
     f"Section {n} of the harbour report lists the moorings let in spring and the fees "
