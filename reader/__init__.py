@@ -21,7 +21,7 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.3.0"
 
 # PyMuPDF 2 imports its optional layout analyser (pymupdf.layout, which loads
 # onnxruntime and numpy: about half a second at every start) whenever it is

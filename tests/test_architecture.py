@@ -163,10 +163,10 @@ def test_the_command_line_and_the_window_reach_the_store_only_through_the_librar
     assert reach_ins == []
 
 
-def test_the_package_exports_its_api():
+def test_the_package_exports_its_api(tmp_path):
     for name in reader.__all__:
         assert getattr(reader, name) is not None, name
-    with reader.Library(":memory:") as library:  # the front door opens a real library
+    with reader.Library(tmp_path / "library.db") as library:  # the front door opens a real one
         assert library.documents() == []
 
 

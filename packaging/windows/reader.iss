@@ -1,12 +1,12 @@
 ; Inno Setup script for the Windows installer of reader.
 ; Build the one-folder app first (python packaging\build.py), then:
-;   iscc /DVersion=0.1.0 packaging\windows\reader.iss
+;   iscc /DVersion=0.3.0 packaging\windows\reader.iss
 ; Output: build\reader-<version>-windows-x64-setup.exe
 ; Installs per user (no administrator rights needed), adds a Start menu entry
 ; and an optional desktop icon, and registers nothing else.
 
 #ifndef Version
-  #define Version "0.1.0"
+  #define Version "0.3.0"
 #endif
 
 [Setup]
