@@ -8,7 +8,6 @@ raised as an ``IngestError`` whose message says what to do.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from reader.errors import (
 from reader.ingest.extractor_version import ExtractorVersion
 from reader.ingest.files import check_document_file
 from reader.ingest.furniture import PageLayout, find_furniture
+from reader.ingest.headings import headings_from_layout, headings_from_outline
 from reader.ingest.hocr import ScannedPage, scanned_page
 from reader.ingest.layout import LAYOUT_VERSION, TextBlock, page_blocks
 from reader.ingest.ocr import (
@@ -238,10 +238,10 @@ def _extract_pymupdf(
     warnings.extend(ocr_notes)
 
     if toc:
-        headings = _headings_from_outline(toc, page_texts, page_starts)
+        headings = headings_from_outline(toc, page_texts, page_starts)
     else:
         headings = without_running_lines(
-            _headings_from_layout(page_block_lists, page_starts), page_starts
+            headings_from_layout(page_block_lists, page_starts), page_starts
         )
     title = choose_title([metadata_title, page_title], path.name)
     furniture = find_furniture(
@@ -380,71 +380,6 @@ def _join_pages(page_texts: list[str]) -> tuple[str, list[int]]:
         page_starts.append(offset)
         offset += len(page)
     return PAGE_SEPARATOR.join(page_texts), page_starts
-
-
-def _headings_from_outline(
-    toc: list[list], page_texts: list[str], page_starts: list[int]
-) -> list[Heading]:
-    """Place each outline entry at its title on its page, else at the page top."""
-    headings = []
-    for entry in toc:
-        level, title, page = int(entry[0]), " ".join(str(entry[1]).split()), int(entry[2])
-        if not title or not 1 <= page <= len(page_texts):
-            continue
-        offset = page_starts[page - 1] + _find_title(title, page_texts[page - 1])
-        headings.append(Heading(offset=offset, level=level, title=title))
-    headings.sort(key=lambda heading: heading.offset)
-    return headings
-
-
-def _find_title(title: str, page_text: str) -> int:
-    """Where ``title`` starts on the page (0, the top, if it is not there)."""
-    found = page_text.find(title)
-    if found >= 0:
-        return found
-    words = [re.escape(word) for word in _WORD.findall(title)]
-    if not words:
-        return 0
-    # Outline titles often differ from the printed ones in case, punctuation
-    # and line breaks; match the words in order.
-    pattern = r"\W+".join(words[:8])
-    match = re.search(pattern, page_text, re.IGNORECASE)
-    return match.start() if match else 0
-
-
-def _headings_from_layout(
-    page_block_lists: list[list[TextBlock]], page_starts: list[int]
-) -> list[Heading]:
-    """Headings from typography: short blocks set clearly larger than body text.
-
-    Type size is read from line height (block height over line count), which
-    the fast ``blocks`` extraction gives without per-span font data.
-    """
-    sizes: Counter[float] = Counter()
-    for blocks in page_block_lists:
-        for block in blocks:
-            sizes[round(block.line_height * 2) / 2] += len(block.text)
-    if not sizes:
-        return []
-    body = sizes.most_common(1)[0][0]
-    candidates: list[tuple[int, float, str]] = []
-    for page_index, blocks in enumerate(page_block_lists):
-        offset = page_starts[page_index]
-        for block in blocks:
-            if (
-                block.line_height >= body * 1.15
-                and block.line_height - body >= 1.0
-                and len(block.lines) <= 3
-            ):
-                text = " ".join(block.lines)
-                if len(text) <= 120 and sum(char.isalpha() for char in text) >= 3:
-                    candidates.append((offset, round(block.line_height * 2) / 2, text))
-            offset += len(block.text) + 2
-    if len(candidates) > 0.5 * sum(len(blocks) for blocks in page_block_lists):
-        return []  # large type everywhere is a layout, not a hierarchy
-    distinct_sizes = sorted({candidate[1] for candidate in candidates}, reverse=True)
-    levels = {size: rank + 1 for rank, size in enumerate(distinct_sizes)}
-    return [Heading(offset, min(levels[size], 3), text) for offset, size, text in candidates]
 
 
 def _extract_text(path: Path, kind: str) -> Extraction:
