@@ -122,6 +122,7 @@ class CheckedClaim:
             "start": check.start if linked else None,
             "end": check.end if linked else None,
             "page": check.page if linked else None,
+            "score": round(check.score, 2),
             "occurrences": check.occurrences,
             "found_in": list(check.found_in),
             "retried": self.retried,
@@ -295,6 +296,7 @@ def _checked_claim_from_json(item: dict[str, Any]) -> CheckedClaim:
         start=item.get("start"),
         end=item.get("end"),
         page=item.get("page"),
+        score=float(item.get("score", 0.0)),
         occurrences=item.get("occurrences", 0),
         found_in=tuple(item.get("found_in", ())),
     )
