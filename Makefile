@@ -1,4 +1,4 @@
-.PHONY: test lint bench
+.PHONY: test lint bench structure
 
 test:
 	python -m pytest
@@ -8,3 +8,6 @@ lint:
 
 bench:
 	python bench/ingest.py && python bench/verify.py
+
+structure:
+	python bench/structure.py
