@@ -25,8 +25,6 @@ from typing import Any
 from reader.config import HOME_VARIABLE
 from reader.errors import ReaderError
 
-STEPS = ("model", "ingest", "answer", "verify", "ocr", "window")
-
 # The scanned page the OCR step makes and reads, and the sentence it quotes from it.
 OCR_PAGE_TEXT = (
     "Scanned letters, statements and forms are read by OCR. "

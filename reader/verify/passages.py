@@ -68,11 +68,6 @@ class PassageVerifier:
         for chunk in retrieved:
             self._load(chunk.seq - NEIGHBOURS, chunk.seq + NEIGHBOURS)
 
-    @property
-    def loaded(self) -> int:
-        """How many chunks the window holds."""
-        return len(self._chunks)
-
     def verify(
         self, quote: str, source: Chunk, retrieved: Collection[str] | None = None
     ) -> Verification:
