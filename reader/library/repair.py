@@ -35,25 +35,24 @@ from reader.errors import LibraryReadOnlyError, ReaderError, StoreError
 from reader.ingest import ExtractorVersion, document_id, read_document
 from reader.ingest.chunking import chunk_text
 from reader.ingest.ocr import OcrSettings
-from reader.records import (
-    Chunk,
-    Document,
-    Heading,
-    OcrConfidence,
-    OcrPageInfo,
-    furniture_from_json,
-)
+from reader.records import Chunk, Document
 from reader.store import LibraryStore, health
+from reader.store.history import ANSWER_COLUMNS
+from reader.store.rows import (
+    DOCUMENT_META_COLUMNS,
+    document_from_row,
+    ocr_boxes_from_blob,
+    ocr_pages_from_json,
+    ocr_words_from_blob,
+)
 from reader.store.sources import SourceFile
 
 Progress = Callable[[str], None]
 # Rowids probed one by one past the last readable one, when a table cannot be
 # listed whole: enough for the rows a damaged page can hide.
 _PROBE_PAST = 5000
-_ANSWER_COLUMNS = (
-    "id, created_at, question, doc_ids, model, mode, claims, exact, fuzzy, miss, grounded, "
-    "answered, verification_rate, seconds, prompt_tokens, completion_tokens, payload"
-)
+# An answer is copied with its id: the rows citing it name that id.
+_ANSWER_COLUMNS = f"id, {ANSWER_COLUMNS}"
 
 
 @dataclass
@@ -189,11 +188,7 @@ def _salvage_documents(
 ) -> None:
     accounted: set[str] = set()  # kept, re-read or already reported lost
     for rowid in old.rowids("documents"):
-        meta = old.row(
-            "SELECT id, title, path, kind, extractor, ingested_at, page_starts, headings, "
-            "warnings FROM documents WHERE rowid = ?",
-            [rowid],
-        )
+        meta = old.row(f"SELECT {DOCUMENT_META_COLUMNS} FROM documents WHERE rowid = ?", [rowid])
         if meta is None:
             continue  # reported below, by the ids its chunks and answers still name
         doc_id, title = str(meta[0]), str(meta[1])
@@ -250,20 +245,8 @@ def _stored_document(
     ):
         return None
     try:
-        document = Document(
-            id=str(meta[0]),
-            title=str(meta[1]),
-            path=str(meta[2]),
-            kind=str(meta[3]),
-            extractor=str(meta[4]),
-            ingested_at=str(meta[5]),
-            page_starts=[int(p) for p in json.loads(meta[6])],
-            headings=[Heading(int(o), int(lv), str(t)) for o, lv, t in json.loads(meta[7])],
-            warnings=[str(w) for w in json.loads(meta[8])],
-            text=text,
-        )
         stored = old.row("SELECT furniture FROM documents WHERE rowid = ?", [rowid])
-        document.furniture = list(furniture_from_json(json.loads(stored[0]) if stored else []))
+        document = document_from_row(meta, text, furniture=stored[0] if stored else "[]")
         if not _salvage_ocr(old, rowid, document):
             return None  # its pages read by OCR lost their words or boxes: read it again
     except (TypeError, ValueError, zlib.error):
@@ -281,7 +264,7 @@ def _salvage_ocr(old: _Salvage, rowid: int, document: Document) -> bool:
     listed = old.row("SELECT ocr FROM documents WHERE rowid = ?", [rowid])
     if listed is None:
         return False
-    document.ocr_pages = [OcrPageInfo(*item) for item in json.loads(listed[0])]
+    document.ocr_pages = ocr_pages_from_json(listed[0])
     for info in document.ocr_pages:
         row = old.row(
             "SELECT words, boxes FROM ocr_pages WHERE doc_id = ? AND page = ?",
@@ -289,9 +272,8 @@ def _salvage_ocr(old: _Salvage, rowid: int, document: Document) -> bool:
         )
         if row is None:
             return False
-        words, boxes = (json.loads(zlib.decompress(blob)) for blob in row)
-        document.ocr_words.extend(OcrConfidence(int(a), int(b), float(c)) for a, b, c in words)
-        document.ocr_boxes[info.page] = [tuple(box) if box else None for box in boxes]
+        document.ocr_words.extend(ocr_words_from_blob(row[0]))
+        document.ocr_boxes[info.page] = ocr_boxes_from_blob(row[1])
     return True
 
 

@@ -4,17 +4,16 @@ Per page: each word's range of the canonical text with the engine's confidence
 in it (the verifier says when a quote rests on an uncertain word), and a box per
 character of the page's text (the page view draws a quote on the scanned image
 with them, as it does with a text layer's boxes). Both are zlib-compressed
-JSON: a page of a few thousand characters takes a few kilobytes.
+JSON (see ``reader.store.rows``): a page of a few thousand characters takes a
+few kilobytes.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
-import zlib
-from typing import Any
 
 from reader.records import Document, OcrBox, OcrConfidence
+from reader.store.rows import ocr_boxes_from_blob, ocr_words_from_blob, packed
 
 
 def write_pages(conn: sqlite3.Connection, document: Document) -> None:
@@ -30,37 +29,27 @@ def write_pages(conn: sqlite3.Connection, document: Document) -> None:
             (
                 document.id,
                 info.page,
-                _packed(words_by_page.get(info.page, [])),
-                _packed(document.ocr_boxes.get(info.page, [])),
+                packed(words_by_page.get(info.page, [])),
+                packed(document.ocr_boxes.get(info.page, [])),
             )
             for info in document.ocr_pages
         ),
     )
 
 
+def delete_pages(conn: sqlite3.Connection, doc_id: str) -> None:
+    conn.execute("DELETE FROM ocr_pages WHERE doc_id = ?", [doc_id])
+
+
 def page_boxes(conn: sqlite3.Connection, doc_id: str, page: int) -> list[OcrBox | None] | None:
     row = conn.execute(
         "SELECT boxes FROM ocr_pages WHERE doc_id = ? AND page = ?", [doc_id, page]
     ).fetchone()
-    if row is None:
-        return None
-    return [(box[0], box[1], box[2], box[3]) if box else None for box in _unpacked(row[0])]
+    return None if row is None else ocr_boxes_from_blob(row[0])
 
 
 def word_confidences(conn: sqlite3.Connection, doc_id: str) -> list[OcrConfidence]:
     rows = conn.execute(
         "SELECT words FROM ocr_pages WHERE doc_id = ? ORDER BY page", [doc_id]
     ).fetchall()
-    return [
-        OcrConfidence(int(start), int(end), float(confidence))
-        for row in rows
-        for start, end, confidence in _unpacked(row[0])
-    ]
-
-
-def _packed(value: object) -> bytes:
-    return zlib.compress(json.dumps(value, separators=(",", ":")).encode("utf-8"))
-
-
-def _unpacked(data: bytes) -> Any:
-    return json.loads(zlib.decompress(data).decode("utf-8"))
+    return [word for row in rows for word in ocr_words_from_blob(row[0])]

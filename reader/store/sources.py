@@ -7,18 +7,16 @@ absolute paths, so the same file named two ways is one record.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
+
+import sqlite_utils
 
 from reader.errors import StoreError
-from reader.store import health
-
-if TYPE_CHECKING:
-    from reader.store.database import LibraryStore
+from reader.store import health, history
 
 
 @dataclass(frozen=True)
@@ -47,6 +45,21 @@ class RecordedFile:
     extractor: str
 
 
+class Store(Protocol):
+    """The part of ``LibraryStore`` these functions use. The store imports this
+    module (it records a document's file as it stores the document), so the store
+    is described here rather than imported."""
+
+    db: sqlite_utils.Database
+
+    @property
+    def read_only(self) -> bool: ...
+
+    def writing(self) -> sqlite3.Connection: ...
+
+    def delete_document_rows(self, doc_id: str) -> None: ...
+
+
 def write_source(conn: sqlite3.Connection, source: SourceFile) -> None:
     """Record ``source`` inside the caller's transaction."""
     conn.execute(
@@ -55,7 +68,7 @@ def write_source(conn: sqlite3.Connection, source: SourceFile) -> None:
     )
 
 
-def record_source(store: LibraryStore, source: SourceFile) -> None:
+def record_source(store: Store, source: SourceFile) -> None:
     """Remember where a document's file is now; a read-only library remembers nothing."""
     if store.read_only:
         return
@@ -64,7 +77,7 @@ def record_source(store: LibraryStore, source: SourceFile) -> None:
         conn.execute("UPDATE documents SET path = ? WHERE id = ?", [source.path, source.doc_id])
 
 
-def recorded_file(store: LibraryStore, path: str | Path) -> RecordedFile | None:
+def recorded_file(store: Store, path: str | Path) -> RecordedFile | None:
     """What was recorded for the file at ``path``, if its document is still in the library."""
     row = store.db.execute(
         "SELECT f.path, f.doc_id, f.size, f.mtime_ns, d.extractor FROM source_files f "
@@ -74,7 +87,7 @@ def recorded_file(store: LibraryStore, path: str | Path) -> RecordedFile | None:
     return RecordedFile(SourceFile(*row[:4]), row[4]) if row else None
 
 
-def document_sources(store: LibraryStore) -> dict[str, list[SourceFile]]:
+def document_sources(store: Store) -> dict[str, list[SourceFile]]:
     """Every document's recorded files; a document with none has its last known path,
     with no size or time (so it is read once to be recognised)."""
     documents = dict(store.db.execute("SELECT id, path FROM documents").fetchall())
@@ -90,7 +103,7 @@ def document_sources(store: LibraryStore) -> dict[str, list[SourceFile]]:
     return sources
 
 
-def recorded_at(store: LibraryStore, path: str) -> SourceFile | None:
+def recorded_at(store: Store, path: str) -> SourceFile | None:
     """The record for ``path`` whatever document it names (in the library or not)."""
     row = store.db.execute(
         "SELECT path, doc_id, size, mtime_ns FROM source_files WHERE path = ?", [path]
@@ -98,7 +111,7 @@ def recorded_at(store: LibraryStore, path: str) -> SourceFile | None:
     return SourceFile(*row) if row else None
 
 
-def replace_document(store: LibraryStore, old_id: str, new_id: str) -> int:
+def replace_document(store: Store, old_id: str, new_id: str) -> int:
     """Point the stored answers that cite ``old_id`` at ``new_id`` and remove the old
     document, in one transaction; returns how many answers were moved.
 
@@ -109,32 +122,7 @@ def replace_document(store: LibraryStore, old_id: str, new_id: str) -> int:
     conn = store.writing()
     try:
         with conn:
-            answer_ids = [
-                row[0]
-                for row in conn.execute(
-                    "SELECT DISTINCT answer_id FROM answer_documents WHERE doc_id = ?", [old_id]
-                ).fetchall()
-            ]
-            for answer_id in answer_ids:
-                doc_ids_json, payload_json = conn.execute(
-                    "SELECT doc_ids, payload FROM answers WHERE id = ?", [answer_id]
-                ).fetchone()
-                payload = json.loads(payload_json)
-                payload["doc_ids"] = _moved(payload.get("doc_ids", []), old_id, new_id)
-                for claim in payload.get("claims", []):
-                    if claim.get("doc_id") == old_id:
-                        claim["doc_id"] = new_id
-                conn.execute(
-                    "UPDATE answers SET doc_ids = ?, payload = ? WHERE id = ?",
-                    [
-                        json.dumps(_moved(json.loads(doc_ids_json), old_id, new_id)),
-                        json.dumps(payload, ensure_ascii=False),
-                        answer_id,
-                    ],
-                )
-            conn.execute(
-                "UPDATE answer_documents SET doc_id = ? WHERE doc_id = ?", [new_id, old_id]
-            )
+            moved = history.move_answers(conn, old_id, new_id)
             store.delete_document_rows(old_id)
     except sqlite3.DatabaseError as error:
         raise StoreError(
@@ -142,13 +130,4 @@ def replace_document(store: LibraryStore, old_id: str, new_id: str) -> int:
             "nothing was changed"
             + ("; free some disk space and try again." if health.is_disk_full(error) else ".")
         ) from None
-    return len(answer_ids)
-
-
-def _moved(doc_ids: list[str], old_id: str, new_id: str) -> list[str]:
-    moved: list[str] = []
-    for doc_id in doc_ids:
-        replacement = new_id if doc_id == old_id else doc_id
-        if replacement not in moved:
-            moved.append(replacement)
     return moved
