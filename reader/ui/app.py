@@ -94,11 +94,11 @@ def open_window(paths: list[Path], sample: bool = False) -> Any:
     window.resize(1280, 800)
     window.show()
     if sample or (not paths and not sample_offered() and not window.library.documents()):
-        window.open_path(installed_sample())
-        window.question.setText(SAMPLE_QUESTION)
-        window.question.setFocus()  # Enter asks it
+        window.library_panel.open_path(installed_sample())
+        window.ask_panel.question.setText(SAMPLE_QUESTION)
+        window.ask_panel.question.setFocus()  # Enter asks it
     for path in paths:
-        window.open_path(path)
+        window.library_panel.open_path(path)
     return window
 
 
@@ -137,7 +137,7 @@ def shot(
     if path.is_file():
         failures: list[str] = []
         window.message.label.clear()
-        task = window.open_path(path)
+        task = window.library_panel.open_path(path)
         task.signals.failed.connect(lambda error: failures.append(str(error)))
         _wait(app, lambda: window.current is not None or bool(failures), timeout, "the document")
         if failures:
@@ -154,8 +154,8 @@ def shot(
     }
     if question:
         errors: list[str] = []
-        window.question.setText(question)
-        task = window.ask(question, [window.current.id])  # type: ignore[union-attr]
+        window.ask_panel.question.setText(question)
+        task = window.ask_panel.ask(question, [window.current.id])  # type: ignore[union-attr]
         task.signals.failed.connect(lambda error: errors.append(str(error)))
         _wait(app, lambda: window.answer is not None or bool(errors), timeout, "the answer")
         if errors:
@@ -174,28 +174,28 @@ def shot(
             index = verified[click - 1]
             window.activate_claim(index)
             app.processEvents()
-            start, end = window.text_view.highlighted_range()  # type: ignore[misc]
+            start, end = window.viewer.text_view.highlighted_range()  # type: ignore[misc]
             result["clicked"] = click
             result["click_ms"] = round(window.last_click_ms or 0.0, 2)
             result["highlight"] = {
                 "start": start,
                 "end": end,
                 "page": answer.claims[index].verification.page,
-                "visible": window.text_view.is_visible(start, end),
+                "visible": window.viewer.text_view.is_visible(start, end),
             }
             if page_view and window.current is not None and window.current.kind == "pdf":
                 pages: list[int] = []
                 window.page_shown.connect(pages.append)
-                window.viewer_tabs.setCurrentIndex(1)
+                window.viewer.tabs.setCurrentIndex(1)
                 _wait(app, lambda: bool(pages), 60, "the page view")
     elif page_view:
-        window.viewer_tabs.setCurrentIndex(1)
+        window.viewer.tabs.setCurrentIndex(1)
     for _ in range(5):
         app.processEvents()
     if page_view and result["highlight"] is not None:
         # Whether the Page tab shows the quote, as the PNG does: its first rectangle
         # inside the scroll area's viewport (False when there is no page to show).
-        result["highlight"]["page_highlight_visible"] = window.page_view.highlight_visible()
+        result["highlight"]["page_highlight_visible"] = window.viewer.page_view.highlight_visible()
     out.parent.mkdir(parents=True, exist_ok=True)
     if not window.grab().save(str(out)):
         raise ReaderError(f"Could not write the screenshot to {out}.")

@@ -1,52 +1,40 @@
-"""The main window: its layout, menus, errors and repair, keys and closing.
+"""The main window: it builds the panels, lays them out and connects what they say.
 
-What the window does is split by what it serves: ``reader.ui.documents`` (the
-library list, opening files, the viewer) and ``reader.ui.asking`` (questions,
-answers, claims, history and export), mixed into ``MainWindow``.
+The panels are the library column (``reader.ui.library_panel``), the viewer
+(``reader.ui.viewer_panel``) and the ask column (``reader.ui.ask_panel``);
+each says what happened through its signals and knows nothing of the others.
+Here is what follows from those signals (a chosen document shown, a clicked
+claim highlighted in the viewer), and what belongs to the whole window: the
+menus, the message bar, repairing the library, keys, dropping files, closing.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (
-    QComboBox,
-    QHBoxLayout,
-    QLineEdit,
-    QListWidget,
-    QMainWindow,
-    QProgressBar,
-    QPushButton,
-    QSplitter,
-    QTabWidget,
-    QTreeWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from reader.answer.backends import Backend
 from reader.answer.setup import make_backend
 from reader.config import library_path
-from reader.errors import LibraryDamagedError, ReaderError
+from reader.errors import ReaderError
 from reader.library import Library
 from reader.library.repair import RepairReport
-from reader.records import Answer, CheckedClaim, Document
+from reader.records import Answer, Document
 from reader.text.escaping import one_line
-from reader.ui.answer_view import AnswerView
-from reader.ui.asking import AskingMixin
-from reader.ui.documents import DocumentsMixin
-from reader.ui.elided_list import elide_to_width
-from reader.ui.health import HealthPanel
-from reader.ui.labels import plain_label
+from reader.ui import messages
+from reader.ui.ask_panel import AskPanel
+from reader.ui.library_op import LibraryOp
+from reader.ui.library_panel import LibraryPanel
 from reader.ui.message_bar import MessageBar
-from reader.ui.question_box import QuestionBox
-from reader.ui.repair import REPAIR_BUTTON, repair_work
-from reader.ui.viewer import PageView, TextView
+from reader.ui.repair import REPAIR_CANCELLED, repair_step, run_repair
+from reader.ui.viewer_panel import ViewerPanel
 from reader.ui.workers import Task, Workers
 
 BackendFactory = Callable[[], Backend | None]
@@ -57,7 +45,7 @@ def default_backend_factory() -> Backend | None:
     return make_backend()
 
 
-class MainWindow(DocumentsMixin, AskingMixin, QMainWindow):
+class MainWindow(QMainWindow):
     document_shown = Signal(str)
     answer_shown = Signal()
     page_shown = Signal(int)
@@ -73,142 +61,55 @@ class MainWindow(DocumentsMixin, AskingMixin, QMainWindow):
         self.setAcceptDrops(True)
         self.database = Path(database) if database else library_path()
         self.library = Library(self.database)
-        self.backend_factory = backend_factory
-        self.workers = Workers()
-        self.passwords: dict[str, str] = {}
-        self.current: Document | None = None
-        self.answer: Answer | None = None
-        self.ask_task: Task | None = None
-        self.ingest_task: Task | None = None
+        self.workers = Workers(self.database)
+        self.passwords: dict[str, str] = {}  # given for PDFs this session, by document id
         self.last_click_ms: float | None = None
-        self._streamed_claims: list[CheckedClaim] = []
-        self._streamed_text = ""
         self.repair_task: Task | None = None
         self._previous_excepthook = sys.excepthook
         sys.excepthook = self._on_uncaught
-        self._build()
-        self.refresh_library()
-        self.refresh_health()
+        self._build(backend_factory)
+        self.library_panel.refresh()
+        self.ask_panel.refresh_health()
         if self.library.read_only_reason:
-            self.message.show_message(
+            messages.warning(
                 f"The library cannot be written ({self.library.read_only_reason}): "
-                "reading, searching and asking work; nothing is added or recorded.",
-                error=False,
+                "reading, searching and asking work; nothing is added or recorded."
             )
 
-    # -- layout ------------------------------------------------------------------------
+    @property
+    def current(self) -> Document | None:
+        """The document in the viewer."""
+        return self.viewer.document
 
-    def _build(self) -> None:
+    @property
+    def answer(self) -> Answer | None:
+        """The answer in the ask column."""
+        return self.ask_panel.answer
+
+    # -- layout and connections ----------------------------------------------------------
+
+    def _build(self, backend_factory: BackendFactory) -> None:
         self.message = MessageBar()
+        self.message.repair_requested.connect(self.repair_library)
+        self.library_panel = LibraryPanel(self.library, self.workers, self.passwords)
+        self.viewer = ViewerPanel(self.library, self.workers, self.passwords)
+        self.ask_panel = AskPanel(self.library, self.workers, backend_factory)
 
-        # Library panel
-        self.documents = QListWidget()
-        self.documents.setAccessibleName("Documents")
-        elide_to_width(self.documents)  # a long title's tooltip has it whole
-        self.documents.itemActivated.connect(self._on_document_activated)
-        self.documents.itemClicked.connect(self._on_document_activated)
-        open_button = QPushButton("&Open…")
-        open_button.clicked.connect(self.choose_files)
-        folder_button = QPushButton("Add &folder…")
-        folder_button.clicked.connect(self.choose_folder)
-        remove_button = QPushButton("&Remove")
-        remove_button.clicked.connect(self.remove_selected)
-        self.ingest_progress = QProgressBar()
-        self.ingest_progress.hide()
-        self.ingest_label = plain_label()
-        self.ingest_label.hide()
-        self.ingest_cancel = QPushButton("Cancel ingest")
-        self.ingest_cancel.hide()
-        self.ingest_cancel.clicked.connect(self.cancel_ingest)
-        self.outline = QTreeWidget()
-        self.outline.setHeaderLabel("Outline")
-        self.outline.itemActivated.connect(self._on_outline_activated)
-        self.outline.itemClicked.connect(self._on_outline_activated)
-        library_panel = QWidget()
-        library_layout = QVBoxLayout(library_panel)
-        library_layout.addWidget(plain_label("Library", bold=True))
-        library_layout.addWidget(self.documents, 2)
-        buttons = QHBoxLayout()
-        buttons.addWidget(open_button)
-        buttons.addWidget(folder_button)
-        buttons.addWidget(remove_button)
-        library_layout.addLayout(buttons)
-        library_layout.addWidget(self.ingest_label)
-        library_layout.addWidget(self.ingest_progress)
-        library_layout.addWidget(self.ingest_cancel)
-        library_layout.addWidget(self.outline, 3)
-
-        # Viewer
-        self.text_view = TextView()
-        self.page_view = PageView()
-        self.viewer_tabs = QTabWidget()
-        self.viewer_tabs.addTab(self.text_view, "&Text")
-        self.viewer_tabs.addTab(self.page_view, "Pa&ge")
-        self.viewer_tabs.currentChanged.connect(self._on_viewer_tab)
-        self.find_box = QLineEdit()
-        self.find_box.setPlaceholderText("Find in document (Enter: next, Shift+Enter: previous)")
-        self.find_box.returnPressed.connect(lambda: self.find_next(backwards=False))
-        self.find_box.installEventFilter(self)
-        self.find_box.hide()
-        self.viewer_title = plain_label("Open a document from the library, or drop one here.")
-        viewer_panel = QWidget()
-        viewer_layout = QVBoxLayout(viewer_panel)
-        viewer_layout.addWidget(self.viewer_title)
-        viewer_layout.addWidget(self.find_box)
-        viewer_layout.addWidget(self.viewer_tabs, 1)
-
-        # Ask panel
-        self.question = QuestionBox()
-        self.question.setPlaceholderText("Ask a question (Enter to ask, Esc to cancel)")
-        self.question.returnPressed.connect(self.ask_current)
-        self.question.installEventFilter(self)
-        self.scope = QComboBox()
-        self.scope.addItems(["This document", "Whole library"])
-        self.ask_button = QPushButton("&Ask")
-        self.ask_button.clicked.connect(self.ask_current)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.clicked.connect(self.cancel_ask)
-        self.cancel_button.setEnabled(False)
-        self.ask_status = plain_label()
-        self.badge = plain_label(bold=True)
-        self.answer_view = AnswerView()
-        self.answer_view.claim_activated.connect(self.activate_claim)
-        copy_button = QPushButton("&Copy as Markdown")
-        copy_button.clicked.connect(self.copy_markdown)
-        save_button = QPushButton("Sa&ve as Markdown…")
-        save_button.clicked.connect(self.save_markdown)
-        ask_panel = QWidget()
-        ask_layout = QVBoxLayout(ask_panel)
-        ask_layout.addWidget(self.question)
-        row = QHBoxLayout()
-        row.addWidget(self.scope, 1)
-        row.addWidget(self.ask_button)
-        row.addWidget(self.cancel_button)
-        ask_layout.addLayout(row)
-        ask_layout.addWidget(self.ask_status)
-        ask_layout.addWidget(self.badge)
-        ask_layout.addWidget(self.answer_view, 1)
-        export_row = QHBoxLayout()
-        export_row.addWidget(copy_button)
-        export_row.addWidget(save_button)
-        ask_layout.addLayout(export_row)
-
-        self.history = QListWidget()
-        # An entry wraps to the panel's width, so its question and time are read whole.
-        self.history.setWordWrap(True)
-        self.history.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.history.itemActivated.connect(self._on_history_activated)
-        self.history.itemClicked.connect(self._on_history_activated)
-        self.health = HealthPanel()
-        self.side_tabs = QTabWidget()
-        self.side_tabs.addTab(ask_panel, "As&k")
-        self.side_tabs.addTab(self.history, "&History")
-        self.side_tabs.addTab(self.health, "Hea&lth")
+        self.library_panel.document_chosen.connect(self.show_document)
+        self.library_panel.document_renamed.connect(self._on_document_renamed)
+        self.library_panel.document_removed.connect(self._on_document_removed)
+        self.library_panel.heading_chosen.connect(self.viewer.text_view.scroll_to)
+        self.viewer.page_tab_opened.connect(self._on_page_tab_opened)
+        self.viewer.page_shown.connect(self.page_shown)
+        self.ask_panel.claim_clicked.connect(self.activate_claim)
+        self.ask_panel.answer_shown.connect(self.answer_shown)
+        for panel in (self.library_panel, self.viewer, self.ask_panel):
+            panel.status_message.connect(self.statusBar().showMessage)
 
         splitter = QSplitter()
-        splitter.addWidget(library_panel)
-        splitter.addWidget(viewer_panel)
-        splitter.addWidget(self.side_tabs)
+        splitter.addWidget(self.library_panel)
+        splitter.addWidget(self.viewer)
+        splitter.addWidget(self.ask_panel)
         splitter.setSizes([230, 620, 430])
         central = QWidget()
         central_layout = QVBoxLayout(central)
@@ -217,7 +118,6 @@ class MainWindow(DocumentsMixin, AskingMixin, QMainWindow):
         central_layout.addWidget(splitter, 1)
         self.central = central
         self.setCentralWidget(central)
-        self.statusBar()
         self._build_menus()
 
     def _build_menus(self) -> None:
@@ -230,38 +130,41 @@ class MainWindow(DocumentsMixin, AskingMixin, QMainWindow):
             self.addAction(item)
             return item
 
+        library, viewer, ask = self.library_panel, self.viewer, self.ask_panel
         file_menu = self.menuBar().addMenu("&File")
-        action(file_menu, "&Open…", QKeySequence.StandardKey.Open, self.choose_files)
-        action(file_menu, "Add &folder…", "Ctrl+Shift+O", self.choose_folder)
+        action(file_menu, "&Open…", QKeySequence.StandardKey.Open, library.choose_files)
+        action(file_menu, "Add &folder…", "Ctrl+Shift+O", library.choose_folder)
         action(file_menu, "&Settings…", "Ctrl+,", self.open_settings)
-        action(file_menu, "Export answer as &Markdown…", "Ctrl+E", self.save_markdown)
+        action(file_menu, "Export answer as &Markdown…", "Ctrl+E", ask.save_markdown)
         action(file_menu, "&Repair library…", None, self.repair_library)
         action(file_menu, "&Quit", QKeySequence.StandardKey.Quit, self.close)
         view_menu = self.menuBar().addMenu("&View")
-        action(view_menu, "&Find in document", QKeySequence.StandardKey.Find, self.show_find)
-        action(view_menu, "Toggle &page view", "Ctrl+Shift+P", self.toggle_page_view)
-        action(view_menu, "Focus &question", "Ctrl+L", self.question.setFocus)
-        action(view_menu, "Focus &library", "Ctrl+1", self.documents.setFocus)
-        action(view_menu, "Focus &viewer", "Ctrl+2", self.text_view.setFocus)
-        action(view_menu, "Focus &answer", "Ctrl+3", self.answer_view.setFocus)
+        action(view_menu, "&Find in document", QKeySequence.StandardKey.Find, viewer.show_find)
+        action(view_menu, "Toggle &page view", "Ctrl+Shift+P", viewer.toggle_page_view)
+        action(view_menu, "Focus &question", "Ctrl+L", ask.question.setFocus)
+        action(view_menu, "Focus &library", "Ctrl+1", library.documents.setFocus)
+        action(view_menu, "Focus &viewer", "Ctrl+2", viewer.text_view.setFocus)
+        action(view_menu, "Focus &answer", "Ctrl+3", ask.answer_view.setFocus)
         view_menu.addSeparator()
+
+        page_view = viewer.page_view
 
         def on_page(zoom: Callable[[], None]) -> Callable[[], None]:
             # Zooming is about the original page, so it brings the Page tab forward.
             def show_and_zoom() -> None:
-                self.viewer_tabs.setCurrentWidget(self.page_view)
+                viewer.tabs.setCurrentWidget(page_view)
                 zoom()
 
             return show_and_zoom
 
         # Ctrl+1 to Ctrl+3 move the focus, so the fits take Ctrl+8 and Ctrl+9.
-        action(view_menu, "Page: fit &width", "Ctrl+8", on_page(self.page_view.fit_width))
-        action(view_menu, "Page: fit w&hole page", "Ctrl+9", on_page(self.page_view.fit_page))
+        action(view_menu, "Page: fit &width", "Ctrl+8", on_page(page_view.fit_width))
+        action(view_menu, "Page: fit w&hole page", "Ctrl+9", on_page(page_view.fit_page))
         zoom_in = action(
             view_menu,
             "Page: zoom &in",
             QKeySequence.StandardKey.ZoomIn,
-            on_page(self.page_view.zoom_in),
+            on_page(page_view.zoom_in),
         )
         zoom_in.setShortcuts(
             [QKeySequence(QKeySequence.StandardKey.ZoomIn), QKeySequence("Ctrl+=")]
@@ -270,62 +173,140 @@ class MainWindow(DocumentsMixin, AskingMixin, QMainWindow):
             view_menu,
             "Page: zoom &out",
             QKeySequence.StandardKey.ZoomOut,
-            on_page(self.page_view.zoom_out),
+            on_page(page_view.zoom_out),
         )
-        action(view_menu, "Page: actual si&ze", "Ctrl+0", on_page(self.page_view.actual_size))
+        action(view_menu, "Page: actual si&ze", "Ctrl+0", on_page(page_view.actual_size))
 
-    # -- errors and repair ---------------------------------------------------------------
+    # -- documents -----------------------------------------------------------------------
 
-    def show_error(self, error: ReaderError) -> None:
-        """Report an error in the message bar; a damaged library gets a button to repair it."""
-        if isinstance(error, LibraryDamagedError):
-            self.message.show_message(str(error), action=(REPAIR_BUTTON, self.repair_library))
-        else:
-            self.message.show_message(str(error))
+    def show_document(self, doc_id: str) -> Document:
+        if self.current is not None and self.current.id == doc_id:
+            return self.current
+        document = self.library.document(doc_id)
+        self.viewer.show_document(document)
+        self._title_window(document)
+        self.library_panel.shown = doc_id
+        self.library_panel.show_outline(document)
+        self.ask_panel.document_id = doc_id
+        self.ask_panel.refresh_history()
+        self.document_shown.emit(doc_id)
+        return document
+
+    def _on_document_renamed(self, doc_id: str, title: str) -> None:
+        document = self.current
+        if document is not None and document.id == doc_id:
+            document.title = title
+            self.viewer.show_title(document)
+            self._title_window(document)
+
+    def _title_window(self, document: Document) -> None:
+        self.setWindowTitle(f"{one_line(document.title)} — reader")
+
+    def _on_document_removed(self, doc_id: str) -> None:
+        if self.current is not None and self.current.id == doc_id:
+            self.viewer.clear()
+            self.library_panel.outline.clear()
+            self._no_document()
+
+    def _no_document(self) -> None:
+        """No document is the current one: none is kept selected in the list, and
+        "This document" has none to ask."""
+        self.viewer.document = None
+        self.library_panel.shown = None
+        self.ask_panel.document_id = None
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        for url in event.mimeData().urls():
+            if url.isLocalFile():
+                self.library_panel.open_path(Path(url.toLocalFile()))
+
+    # -- claims --------------------------------------------------------------------------
+
+    def activate_claim(self, index: int) -> bool:
+        """Scroll the viewer to a verified claim's span and highlight it."""
+        answer = self.answer
+        if answer is None or not 0 <= index < len(answer.claims):
+            return False
+        item = answer.claims[index]
+        check = item.verification
+        if not item.verified or check.start is None or check.end is None or not item.doc_id:
+            return False
+        started = time.perf_counter()
+        if self.current is None or self.current.id != item.doc_id:
+            self.show_document(item.doc_id)
+        text_view = self.viewer.text_view
+        text_view.highlight(check.start, check.end)
+        text_view.viewport().repaint()
+        self.last_click_ms = (time.perf_counter() - started) * 1000
+        read_by_ocr = (
+            " (read by OCR)"
+            if self.current is not None and check.page in self.current.ocr_page_numbers()
+            else ""
+        )
+        self.statusBar().showMessage(
+            f"Claim {index + 1}: page {check.page}{read_by_ocr}, "
+            f"characters {check.start}–{check.end}",
+            8000,
+        )
+        if self.current is not None and self.current.kind == "pdf":
+            self.viewer.render_highlighted_page()
+        return True
+
+    def _on_page_tab_opened(self) -> None:
+        # A highlight left from an earlier answer is not drawn on the page: the
+        # page shows what the answer in the ask column quotes.
+        if self.answer is not None and self.viewer.text_view.highlighted_range():
+            self.viewer.render_highlighted_page()
+
+    # -- repair and settings ---------------------------------------------------------------
 
     def repair_library(self) -> Task | None:
         """Rebuild the library in the background, as ``reader repair`` does, then reopen it."""
         if self.repair_task is not None or self.workers.busy():
-            self.message.show_message("Wait for the current work to finish, then repair.")
+            messages.error("Wait for the current work to finish, then repair.")
             return None
         self.library.close()
         self.central.setEnabled(False)
-        self.ingest_label.setText("Repairing the library…")
-        self.ingest_label.show()
-        self.ingest_progress.setRange(0, 0)
-        self.ingest_progress.show()
 
         def finished() -> None:
             self.repair_task = None
-            self.ingest_label.hide()
-            self.ingest_progress.hide()
             self.central.setEnabled(True)
             try:
                 self.library = Library(self.database)
             except ReaderError as error:
-                self.show_error(error)
+                messages.report(error)
                 return
-            self.current = None
-            self.refresh_library()
-            self.refresh_history()
-            self.refresh_health()
+            for panel in (self.library_panel, self.viewer, self.ask_panel):
+                panel.library = self.library
+            # The document shown may be one the repair lost: it is no longer current.
+            self._no_document()
+            self.library_panel.refresh()
+            self.ask_panel.refresh_history()
+            self.ask_panel.refresh_health()
 
         def done(report: RepairReport) -> None:
             finished()
-            self.message.show_message(" ".join(report.lines()), error=bool(report.lost))
+            say = messages.error if report.lost else messages.info
+            say(" ".join(report.lines()))
             self.library_repaired.emit(report)
 
         def failed(error: ReaderError) -> None:
             finished()
-            self.show_error(error)
+            messages.report(error)
 
-        self.repair_task = self.workers.submit(
-            self.workers.documents,
-            repair_work(self.database),
-            done,
-            failed,
-            lambda step: self.ingest_label.setText(f"Repairing the library: {one_line(step)}"),
-            lambda: failed(ReaderError("Repair cancelled; the library is as it was.")),
+        # Cancelled only when the window closes: the strip offers no Cancel, since a
+        # repair stopped halfway gains nothing over one left to finish.
+        self.repair_task = (
+            LibraryOp(self, self.workers, op=run_repair, success=done)
+            .failure(failed)
+            .on_cancelled(lambda: failed(ReaderError(REPAIR_CANCELLED)))
+            .on_progress(lambda step: self.library_panel.progress.show_step(repair_step(step)))
+            .with_progress("Repairing the library…", self.library_panel.progress, cancellable=False)
+            .run_in_background()
         )
         return self.repair_task
 
@@ -334,25 +315,7 @@ class MainWindow(DocumentsMixin, AskingMixin, QMainWindow):
 
         SettingsDialog(self).exec()
 
-    # -- keyboard and closing ------------------------------------------------------------
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.KeyPress:
-            key = event.key()  # type: ignore[attr-defined]
-            if watched is self.question and key == Qt.Key.Key_Escape:
-                self.cancel_ask()
-                return True
-            if watched is self.find_box:
-                if key == Qt.Key.Key_Escape:
-                    self.find_box.hide()
-                    self.text_view.setFocus()
-                    return True
-                if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and (
-                    event.modifiers() & Qt.KeyboardModifier.ShiftModifier  # type: ignore[attr-defined]
-                ):
-                    self.find_next(backwards=True)
-                    return True
-        return super().eventFilter(watched, event)
+    # -- closing -------------------------------------------------------------------------
 
     def closeEvent(self, event: Any) -> None:
         self.workers.shutdown()
@@ -365,6 +328,6 @@ class MainWindow(DocumentsMixin, AskingMixin, QMainWindow):
         """An expected failure in a slot (a damaged library met while listing, say) is
         reported in the message bar, like those from workers; anything else is a bug."""
         if isinstance(error, ReaderError):
-            self.show_error(error)
+            messages.report(error)
         else:
             self._previous_excepthook(kind, error, traceback)

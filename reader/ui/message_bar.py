@@ -1,11 +1,8 @@
-"""The message bar: one place where any part of the window reports a problem or a notice."""
+"""The message bar: where the window shows what ``reader.ui.messages`` carries."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QPushButton,
@@ -13,11 +10,20 @@ from PySide6.QtWidgets import (
 )
 
 from reader.text.escaping import one_line
+from reader.ui import messages
 from reader.ui.labels import plain_label
+from reader.ui.messages import Message
+from reader.ui.repair import REPAIR_BUTTON
+
+# A warning is drawn as a notice: nothing failed, so it does not take the error's red.
+COLORS = {"error": "#c0392b", "warning": "#2471a3", "info": "#2471a3"}
 
 
 class MessageBar(QWidget):
-    """One place where any part of the window reports a problem or a notice."""
+    """One place where any part of the window reports a problem or a notice: it draws
+    every message posted through ``reader.ui.messages``, the latest replacing the last."""
+
+    repair_requested = Signal()  # the Repair button a damaged library's error offers
 
     def __init__(self) -> None:
         super().__init__()
@@ -26,9 +32,8 @@ class MessageBar(QWidget):
         self.label = plain_label()
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.action = QPushButton()
+        self.action = QPushButton(REPAIR_BUTTON)
         self.action.hide()
-        self._action_slot: Callable[[], Any] | None = None
         self.action.clicked.connect(self._on_action)
         close = QPushButton("Dismiss")
         close.clicked.connect(self.hide)
@@ -36,24 +41,16 @@ class MessageBar(QWidget):
         layout.addWidget(self.action)
         layout.addWidget(close)
         self.hide()
+        messages.hub().posted.connect(self.show_message)
 
-    def show_message(
-        self,
-        text: str,
-        error: bool = True,
-        action: tuple[str, Callable[[], Any]] | None = None,
-    ) -> None:
-        """Show ``text``; ``action`` adds a button (label, slot) that does what it suggests."""
-        color = "#c0392b" if error else "#2471a3"
-        self.label.setStyleSheet(f"color: {color}")
-        self.label.setText(one_line(text))
-        self._action_slot = action[1] if action else None
-        self.action.setText(action[0] if action else "")
-        self.action.setVisible(action is not None)
+    def show_message(self, message: Message) -> None:
+        """Show ``message``'s text as literal text, on one line; one that offers the
+        repair gets its button."""
+        self.label.setStyleSheet(f"color: {COLORS[message.level]}")
+        self.label.setText(one_line(message.text))
+        self.action.setVisible(message.offers_repair)
         self.show()
 
     def _on_action(self) -> None:
-        slot = self._action_slot
         self.hide()
-        if slot is not None:
-            slot()
+        self.repair_requested.emit()

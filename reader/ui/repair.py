@@ -7,35 +7,38 @@ the message bar shows with a damage error) runs it in the background.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEventLoop, Qt
-from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
-from reader.errors import Cancelled, LibraryDamagedError, ReaderError
+from reader.errors import LibraryDamagedError, ReaderError
 from reader.library.repair import RepairReport, repair_library
 from reader.text.escaping import one_line
-from reader.ui.labels import plain_label
-from reader.ui.workers import Workers
+from reader.ui.library_op import LibraryOp
+from reader.ui.progress import ProgressDialog
+from reader.ui.workers import Job, Workers
 
 REPAIR_BUTTON = "Repair library"
+REPAIR_CANCELLED = "Repair cancelled; the library is as it was."
 
 
-def repair_work(database: Path) -> Callable[[Callable[[Any], None], threading.Event], Any]:
-    """The repair as a background task: progress steps as text, cancellable between steps."""
+def run_repair(job: Job) -> RepairReport:
+    """The repair as background work: progress steps as text, cancellable between steps.
 
-    def work(report: Callable[[Any], None], cancel: threading.Event) -> RepairReport:
-        def progress(step: str) -> None:
-            if cancel.is_set():
-                raise Cancelled("Repair cancelled; the library is as it was.")
-            report(step)
+    It never opens ``job.library``: the library it would open is the damaged file."""
 
-        return repair_library(database, progress)
+    def progress(step: str) -> None:
+        job.stop_if_cancelled(REPAIR_CANCELLED)
+        job.report(step)
 
-    return work
+    return repair_library(job.database, progress)
+
+
+def repair_step(step: str) -> str:
+    """A repair's progress step as the line shown for it (steps name document titles)."""
+    return f"Repairing the library: {one_line(step)}"
 
 
 def offer_repair(parent: QWidget | None, error: LibraryDamagedError, database: Path) -> bool:
@@ -71,11 +74,8 @@ def offer_repair(parent: QWidget | None, error: LibraryDamagedError, database: P
 
 
 def _run_with_progress(parent: QWidget | None, database: Path) -> tuple[RepairReport | None, str]:
-    workers = Workers()
-    dialog = QProgressDialog("", "Cancel", 0, 0, parent)
-    dialog.setLabel(plain_label("Repairing the library…"))  # steps name document titles
-    dialog.setWindowTitle("Repairing the library")
-    dialog.setMinimumDuration(0)
+    workers = Workers(database)
+    dialog = ProgressDialog(parent, "Repairing the library")
     outcome: dict[str, Any] = {"report": None, "failure": ""}
     loop = QEventLoop()
 
@@ -88,20 +88,17 @@ def _run_with_progress(parent: QWidget | None, database: Path) -> tuple[RepairRe
         loop.quit()
 
     def cancelled() -> None:
-        outcome["failure"] = "Repair cancelled; the library is as it was."
+        outcome["failure"] = REPAIR_CANCELLED
         loop.quit()
 
-    task = workers.submit(
-        workers.documents,
-        repair_work(database),
-        on_done=done,
-        on_failed=failed,
-        on_progress=lambda step: dialog.setLabelText(f"Repairing the library: {one_line(step)}"),
-        on_cancelled=cancelled,
+    (
+        LibraryOp(parent, workers, op=run_repair, success=done)
+        .failure(failed)
+        .on_cancelled(cancelled)
+        .on_progress(lambda step: dialog.show_step(repair_step(step)))
+        .with_progress("Repairing the library…", dialog)
+        .run_in_background()
     )
-    dialog.canceled.connect(task.cancel)
-    dialog.show()
     loop.exec()
-    dialog.close()
     workers.shutdown()
     return outcome["report"], outcome["failure"]

@@ -39,17 +39,17 @@ def render_answer(
         window.resize(1280, 800)
         window.show()
         window.show_document(doc_id)
-        window.show_answer(answer)
+        window.ask_panel.show_answer(answer)
         index = next(i for i, claim in enumerate(answer.claims) if claim.verified)
         pages: list[int] = []
         window.page_shown.connect(pages.append)
         if not window.activate_claim(index):
             raise ReaderError("clicking the verified claim did nothing")
-        highlight = window.text_view.highlighted_range()
+        highlight = window.viewer.text_view.highlighted_range()
         check = answer.claims[index].verification
         if highlight != (check.start, check.end):
             raise ReaderError(f"the highlight {highlight} is not the claim's span")
-        window.viewer_tabs.setCurrentIndex(1)
+        window.viewer.tabs.setCurrentIndex(1)
         deadline = time.monotonic() + timeout
         while not pages:
             if time.monotonic() > deadline:

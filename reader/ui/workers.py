@@ -1,11 +1,13 @@
-"""Long work off the GUI thread, with progress, cancel and errors on the GUI thread.
+"""The threads background work runs on, and one piece of that work as it runs.
 
 Two single-thread pools: one for everything that touches PyMuPDF (ingest and
 page rendering, because PyMuPDF must not be used from two threads at once),
-one for the language model. A task gets a ``report`` function for progress and
-a ``cancel`` event; its result or error comes back as a Qt signal, delivered on
-the GUI thread. Tasks open their own library connection from a path: SQLite
-connections never cross threads.
+one for the language model. Work is started through ``reader.ui.library_op``;
+here is what runs it: a ``Task`` calls the work with a ``Job`` (the library
+opened for the worker thread, progress and cancel) and sends its result or
+error back as a Qt signal, delivered on the GUI thread. SQLite connections
+never cross threads: each job opens its own library from the path and closes
+it when the work ends.
 """
 
 from __future__ import annotations
@@ -13,11 +15,43 @@ from __future__ import annotations
 import threading
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from reader.errors import Cancelled, ReaderError
+from reader.library import Library
+
+
+class Job:
+    """What background work is given on its thread: the library, progress and cancel."""
+
+    def __init__(
+        self, database: Path, report: Callable[[Any], None], cancel_event: threading.Event
+    ) -> None:
+        self.database = database
+        self.report = report  # progress for the GUI thread, in whatever form the work has
+        self.cancel_event = cancel_event
+        self._library: Library | None = None
+
+    @property
+    def library(self) -> Library:
+        """The library opened for this thread, on first use: work that must not open
+        it (repairing the file it would open, say) never asks."""
+        if self._library is None:
+            self._library = Library(self.database)
+        return self._library
+
+    def stop_if_cancelled(self, message: str) -> None:
+        """Raise ``Cancelled`` with ``message`` once the user has asked to cancel."""
+        if self.cancel_event.is_set():
+            raise Cancelled(message)
+
+    def close(self) -> None:
+        if self._library is not None:
+            self._library.close()
+            self._library = None
 
 
 class _Signals(QObject):
@@ -28,12 +62,13 @@ class _Signals(QObject):
 
 
 class Task(QRunnable):
-    """``function(report, cancel)`` run on a pool thread."""
+    """``work(job)`` run on a pool thread."""
 
-    def __init__(self, function: Callable[[Callable[[Any], None], threading.Event], Any]):
+    def __init__(self, database: Path, work: Callable[[Job], Any]) -> None:
         super().__init__()
         self.setAutoDelete(False)
-        self.function = function
+        self.database = database
+        self.work = work
         self.cancel_event = threading.Event()
         self.signals = _Signals()
         self.running = True
@@ -42,8 +77,9 @@ class Task(QRunnable):
         self.cancel_event.set()
 
     def run(self) -> None:
+        job = Job(self.database, self.signals.progress.emit, self.cancel_event)
         try:
-            result = self.function(self.signals.progress.emit, self.cancel_event)
+            result = self.work(job)
         except Cancelled:
             self.running = False
             self.signals.cancelled.emit()
@@ -59,12 +95,16 @@ class Task(QRunnable):
         else:
             self.running = False
             self.signals.done.emit(result)
+        finally:
+            job.close()
 
 
 class Workers:
-    """The two pools and the tasks in flight (kept alive until they finish)."""
+    """The library's path, the two pools, and the tasks in flight (kept alive until
+    they finish)."""
 
-    def __init__(self) -> None:
+    def __init__(self, database: Path) -> None:
+        self.database = database
         self.documents = QThreadPool()
         self.documents.setMaxThreadCount(1)
         self.documents.setExpiryTimeout(-1)
@@ -73,28 +113,13 @@ class Workers:
         self.model.setExpiryTimeout(-1)
         self._tasks: set[Task] = set()
 
-    def submit(
-        self,
-        pool: QThreadPool,
-        function: Callable[[Callable[[Any], None], threading.Event], Any],
-        on_done: Callable[[Any], None] | None = None,
-        on_failed: Callable[[ReaderError], None] | None = None,
-        on_progress: Callable[[Any], None] | None = None,
-        on_cancelled: Callable[[], None] | None = None,
-    ) -> Task:
-        task = Task(function)
-        if on_progress is not None:
-            task.signals.progress.connect(on_progress)
+    def task(self, work: Callable[[Job], Any]) -> Task:
+        """A task for ``work``, in flight from now on: it leaves before anything else
+        connected to its ending hears of it, so they find the workers free."""
+        task = Task(self.database, work)
         for signal in (task.signals.done, task.signals.failed, task.signals.cancelled):
             signal.connect(lambda *_args, t=task: self._tasks.discard(t))
-        if on_done is not None:
-            task.signals.done.connect(on_done)
-        if on_failed is not None:
-            task.signals.failed.connect(on_failed)
-        if on_cancelled is not None:
-            task.signals.cancelled.connect(on_cancelled)
         self._tasks.add(task)
-        pool.start(task)
         return task
 
     def busy(self) -> bool:

@@ -29,7 +29,7 @@ def wait_for_document(window, qtbot, title: str) -> None:
 def test_a_first_launch_opens_the_sample_with_its_question_ready(qtbot, reader_home: Path):
     window = start(qtbot)
     wait_for_document(window, qtbot, SAMPLE_TITLE)
-    assert window.question.text() == SAMPLE_QUESTION
+    assert window.ask_panel.question.text() == SAMPLE_QUESTION
     assert Path(window.current.path) == reader_home / "sample" / "welcome.pdf"
     assert window.windowIcon().isNull() is False
     window.workers.shutdown()
@@ -45,7 +45,7 @@ def test_a_removed_sample_does_not_come_back_on_the_next_launch(qtbot):
     second = start(qtbot)
     qtbot.wait(300)
     assert second.library.documents() == []
-    assert second.current is None and second.question.text() == ""
+    assert second.current is None and second.ask_panel.question.text() == ""
     second.workers.shutdown()
 
 
@@ -60,5 +60,5 @@ def test_reader_sample_opens_it_beside_the_users_documents(qtbot, make_pdf):
     window = start(qtbot, sample=True)
     wait_for_document(window, qtbot, SAMPLE_TITLE)
     assert len(window.library.documents()) == 2
-    assert window.question.text() == SAMPLE_QUESTION
+    assert window.ask_panel.question.text() == SAMPLE_QUESTION
     window.workers.shutdown()

@@ -178,13 +178,13 @@ def test_the_streaming_view_badges_only_what_the_verifier_checked(
 def test_the_window_streams_drafts_and_claims_through_the_same_view(window, qtbot, hostile_library):
     library, doc_id = hostile_library
     answer: Answer = hostile_answer(library, doc_id, json.dumps({"claims": []}), "", None)
-    window._on_ask_event(Token('{"answer": "\\u2713 forged\\n\\u2713 ' + FORGED_MARKUP))
-    window._on_ask_event(Token('\\n[1] p.1: \\"forged\\" (exact)'))
+    window.ask_panel._on_ask_event(Token('{"answer": "\\u2713 forged\\n\\u2713 ' + FORGED_MARKUP))
+    window.ask_panel._on_ask_event(Token('\\n[1] p.1: \\"forged\\" (exact)'))
     for item in answer.claims:
-        window._on_ask_event(ClaimChecked(item))
-    assert window.answer_view.answer is None
-    assert_stream_marks_only_verifier_outcomes(window.answer_view, answer.claims)
-    assert blocks(window.answer_view.document())[0].startswith("Draft, not yet checked: ")
+        window.ask_panel._on_ask_event(ClaimChecked(item))
+    assert window.ask_panel.answer_view.answer is None
+    assert_stream_marks_only_verifier_outcomes(window.ask_panel.answer_view, answer.claims)
+    assert blocks(window.ask_panel.answer_view.document())[0].startswith("Draft, not yet checked: ")
 
 
 def make_titled_pdf(folder: Path, name: str, title: str) -> Path:
@@ -202,19 +202,19 @@ def make_titled_pdf(folder: Path, name: str, title: str) -> Path:
 def test_a_malicious_title_and_file_name_show_as_literal_text(window, qtbot, tmp_path):
     title = FORGED_MARKUP + " red\nsecond line"
     path = make_titled_pdf(tmp_path, "<b>bold <img src=x>.pdf", title)
-    window.open_path(path)
+    window.library_panel.open_path(path)
     qtbot.waitUntil(lambda: window.current is not None, timeout=20_000)
 
     shown_title = one_line(title)
     assert shown_title == FORGED_MARKUP + " red second line"
-    assert window.viewer_title.textFormat() == Qt.TextFormat.PlainText
-    assert window.viewer_title.text() == f"{shown_title} — 2 pages"
+    assert window.viewer.title.textFormat() == Qt.TextFormat.PlainText
+    assert window.viewer.title.text() == f"{shown_title} — 2 pages"
     assert window.windowTitle() == f"{shown_title} — reader"
-    assert window.documents.item(0).text().split("\n")[0] == shown_title
+    assert window.library_panel.documents.item(0).text().split("\n")[0] == shown_title
 
     # The tooltip is rich text built from escaped parts: the whole title (the list
     # elides a long one) and the path, literally, no link.
-    tooltip = window.documents.item(0).toolTip()
+    tooltip = window.library_panel.documents.item(0).toolTip()
     assert QtGui.Qt.mightBeRichText(tooltip)
     rendered = QTextDocument()
     rendered.setHtml(tooltip)
@@ -270,11 +270,11 @@ def test_a_servers_error_body_shows_as_literal_text_in_the_message_bar(
     window, qtbot, tmp_path, failing_server
 ):
     save_settings(Settings(mode="free"))  # so the question reaches the server
-    window.backend_factory = lambda: ServerBackend(failing_server, "served-model")
-    window.open_path(make_titled_pdf(tmp_path, "grain.pdf", "Grain"))
+    window.ask_panel.backend_factory = lambda: ServerBackend(failing_server, "served-model")
+    window.library_panel.open_path(make_titled_pdf(tmp_path, "grain.pdf", "Grain"))
     qtbot.waitUntil(lambda: window.current is not None, timeout=20_000)
-    window.question.setText("When did the price of grain double?")
-    window.ask_current()
+    window.ask_panel.question.setText("When did the price of grain double?")
+    window.ask_panel.ask_current()
     qtbot.waitUntil(lambda: window.message.isVisible(), timeout=20_000)
     label = window.message.label
     assert label.textFormat() == Qt.TextFormat.PlainText

@@ -84,36 +84,37 @@ def test_cancel_while_ocr_runs_leaves_the_library_unchanged_and_the_window_respo
     window, qtbot, make_scan, tesseract
 ):
     scan = make_scan([[f"Page {n}. " + " ".join(PAGES[0])] for n in range(1, 7)])
+    progress = window.library_panel.progress
     ticks: list[float] = []
     labels: list[str] = []
 
     def tick() -> None:
         ticks.append(time.monotonic())
-        labels.append(window.ingest_label.text())
+        labels.append(progress.label.text())
 
     timer = QTimer()
     timer.timeout.connect(tick)
     timer.start(20)
 
     started = time.monotonic()
-    task = window.open_path(scan.path)
-    qtbot.waitUntil(lambda: "by OCR" in window.ingest_label.text(), timeout=30_000)
-    assert window.ingest_progress.maximum() == 6  # the bar counts the pages OCR reads
-    assert window.ingest_label.text().startswith("Reading scan.pdf: page ")
+    task = window.library_panel.open_path(scan.path)
+    qtbot.waitUntil(lambda: "by OCR" in progress.label.text(), timeout=30_000)
+    assert progress.bar.maximum() == 6  # the bar counts the pages OCR reads
+    assert progress.label.text().startswith("Reading scan.pdf: page ")
     # Cancel once a page has been read and the next ones are being read.
-    qtbot.waitUntil(lambda: "page 2 of 6 by OCR" in window.ingest_label.text(), timeout=60_000)
+    qtbot.waitUntil(lambda: "page 2 of 6 by OCR" in progress.label.text(), timeout=60_000)
     qtbot.waitUntil(lambda: tesseract_children() != [], timeout=10_000)
-    window.ingest_cancel.click()
+    progress.cancel_button.click()
     cancelled_at = time.monotonic()
-    qtbot.waitUntil(lambda: window.ingest_task is None, timeout=15_000)
+    qtbot.waitUntil(lambda: window.library_panel.ingest_task is None, timeout=15_000)
     stopped_in = time.monotonic() - cancelled_at
     timer.stop()
 
     assert not task.running
     assert window.library.documents() == []
-    assert window.documents.count() == 0 and window.current is None
+    assert window.library_panel.documents.count() == 0 and window.current is None
     assert window.statusBar().currentMessage() == "Ingest cancelled; the library is unchanged."
-    assert not window.ingest_progress.isVisible() and not window.ingest_cancel.isVisible()
+    assert not progress.bar.isVisible() and not progress.cancel_button.isVisible()
     assert stopped_in < 5.0  # the running Tesseracts are killed, not waited for
     qtbot.waitUntil(lambda: tesseract_children() == [], timeout=5_000)
     assert any("page 1 of 6 by OCR" in label for label in labels)
@@ -138,12 +139,12 @@ def test_a_quote_from_a_scanned_page_is_drawn_on_the_words_in_the_page_image(
 ):
     quote = "The price of grain doubled in 1710."
     scan = make_scan(PAGES)
-    window.open_path(scan.path)
+    window.library_panel.open_path(scan.path)
     qtbot.waitUntil(lambda: window.current is not None, timeout=60_000)
     document = window.current
     assert document.ocr_page_numbers() == [1, 2]
-    assert "\n2 pages, all by OCR · " in window.documents.item(0).text()
-    assert window.viewer_title.text().endswith("2 pages, read by OCR")
+    assert "\n2 pages, all by OCR · " in window.library_panel.documents.item(0).text()
+    assert window.viewer.title.text().endswith("2 pages, read by OCR")
 
     source = alias_for(window, document.id, "grain")
     answer = answer_with(window, qtbot, backend, document.id, [("Grain doubled.", source, quote)])
@@ -153,15 +154,15 @@ def test_a_quote_from_a_scanned_page_is_drawn_on_the_words_in_the_page_image(
     with qtbot.waitSignal(window.page_shown, timeout=20_000):
         assert window.activate_claim(index)
     assert "page 2 (read by OCR)" in window.statusBar().currentMessage()
-    window.toggle_page_view()
-    assert window.page_view.page == 2
-    assert window.page_view.note.isVisible()
-    assert window.page_view.note.text().startswith("Page 2 was read by OCR")
+    window.viewer.toggle_page_view()
+    assert window.viewer.page_view.page == 2
+    assert window.viewer.page_view.note.isVisible()
+    assert window.viewer.page_view.note.text().startswith("Page 2 was read by OCR")
 
     # Where the quoted words really are: in the text PDF the scan was made from.
     with pymupdf.open(scan.original) as original:
         truth = [tuple(r * PAGE_ZOOM) for r in original[1].search_for(quote)]
-    drawn = window.page_view.rects
+    drawn = window.viewer.page_view.rects
     assert truth and drawn
     for rect in drawn:  # every rectangle drawn lies on the quoted words ...
         assert max(overlap(rect, line) for line in truth) > 0.8, (rect, truth)

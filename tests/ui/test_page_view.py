@@ -48,21 +48,21 @@ def wide_three_column_pdf(path: Path) -> Path:
 def show_quote_on_page(window, qtbot, path: Path) -> None:
     """Ask about ``QUOTE``, bring the Page tab forward and click the claim that quotes it."""
     save_settings(Settings(mode="passages"))
-    window.open_path(path)
+    window.library_panel.open_path(path)
     qtbot.waitUntil(lambda: window.current is not None, timeout=20_000)
-    window.question.setText(QUESTION)
+    window.ask_panel.question.setText(QUESTION)
     with qtbot.waitSignal(window.answer_shown, timeout=20_000):
-        window.ask_current()
+        window.ask_panel.ask_current()
     quoting = [
         index
         for index, claim in enumerate(window.answer.claims)
         if claim.verified and "lighthouse keeper" in claim.shown_text
     ]
     assert quoting, [claim.shown_text for claim in window.answer.claims]
-    window.viewer_tabs.setCurrentWidget(window.page_view)
+    window.viewer.tabs.setCurrentWidget(window.viewer.page_view)
     with qtbot.waitSignal(window.page_shown, timeout=20_000):
         assert window.activate_claim(quoting[0])
-    qtbot.waitUntil(lambda: window.page_view.rects != [], timeout=5_000)
+    qtbot.waitUntil(lambda: window.viewer.page_view.rects != [], timeout=5_000)
 
 
 def rect_in_view(page_view, rect: QRect) -> bool:
@@ -86,7 +86,7 @@ def rect_in_view(page_view, rect: QRect) -> bool:
 
 def test_clicking_a_claim_scrolls_the_page_across_and_down_to_the_quote(window, qtbot, tmp_path):
     show_quote_on_page(window, qtbot, wide_three_column_pdf(tmp_path / "wide.pdf"))
-    page_view = window.page_view
+    page_view = window.viewer.page_view
     # At the rendering's own size the rectangles' pixels are the shown page's.
     x0, y0, x1, y1 = page_view.rects[0]
     rect = QRect(round(x0), round(y0), round(x1 - x0), round(y1 - y0))
@@ -107,7 +107,7 @@ def test_clicking_a_claim_scrolls_the_page_across_and_down_to_the_quote(window, 
 
 def test_fit_width_and_fit_page_scale_the_page_to_the_viewport(window, qtbot, tmp_path):
     show_quote_on_page(window, qtbot, wide_three_column_pdf(tmp_path / "wide.pdf"))
-    page_view = window.page_view
+    page_view = window.viewer.page_view
     scroll_area = page_view.scroll_area
     rendered = page_view.label.pixmap().size()
 
@@ -150,7 +150,7 @@ def test_fit_width_and_fit_page_scale_the_page_to_the_viewport(window, qtbot, tm
 
 def test_a_fit_is_kept_when_the_window_is_resized(window, qtbot, tmp_path):
     show_quote_on_page(window, qtbot, wide_three_column_pdf(tmp_path / "wide.pdf"))
-    page_view = window.page_view
+    page_view = window.viewer.page_view
     page_view.fit_width()
     narrow = page_view.label.width()
     window.resize(1500, 900)
@@ -162,19 +162,19 @@ def test_a_fit_is_kept_when_the_window_is_resized(window, qtbot, tmp_path):
 def test_the_view_menu_fits_and_zooms_the_page_and_brings_it_forward(window, qtbot, tmp_path):
     show_quote_on_page(window, qtbot, wide_three_column_pdf(tmp_path / "wide.pdf"))
     actions = {action.shortcut().toString(): action for action in window.actions()}
-    window.viewer_tabs.setCurrentWidget(window.text_view)
+    window.viewer.tabs.setCurrentWidget(window.viewer.text_view)
     actions["Ctrl+8"].trigger()
-    assert window.viewer_tabs.currentWidget() is window.page_view
-    assert window.page_view.fit == "width"
+    assert window.viewer.tabs.currentWidget() is window.viewer.page_view
+    assert window.viewer.page_view.fit == "width"
     actions["Ctrl+9"].trigger()
-    assert window.page_view.fit == "page"
-    scale = window.page_view.scale
+    assert window.viewer.page_view.fit == "page"
+    scale = window.viewer.page_view.scale
     actions["Ctrl++"].trigger()
-    assert window.page_view.scale == pytest.approx(scale * 1.25)
+    assert window.viewer.page_view.scale == pytest.approx(scale * 1.25)
     actions["Ctrl+-"].trigger()
-    assert window.page_view.scale == pytest.approx(scale)
+    assert window.viewer.page_view.scale == pytest.approx(scale)
     actions["Ctrl+0"].trigger()
-    assert window.page_view.scale == 1.0
+    assert window.viewer.page_view.scale == 1.0
     # The focus keys beside them still move the focus.
     assert {"Ctrl+1", "Ctrl+2", "Ctrl+3"} <= set(actions)
 

@@ -90,13 +90,13 @@ def test_sources_give_page_and_status_and_a_quote_only_where_the_prose_lacks_it(
 
 def test_a_long_question_shows_its_start(window):
     question = "Which " + "very " * 60 + "long question is this?"
-    window.question.setText(question)
-    assert window.question.cursorPosition() == 0
-    window.question.setFocus()
-    window.question.end(False)  # typing at its end ...
-    window.answer_view.setFocus()  # ... then leaving it
-    window.question.clearFocus()
-    assert window.question.cursorPosition() == 0
+    window.ask_panel.question.setText(question)
+    assert window.ask_panel.question.cursorPosition() == 0
+    window.ask_panel.question.setFocus()
+    window.ask_panel.question.end(False)  # typing at its end ...
+    window.ask_panel.answer_view.setFocus()  # ... then leaving it
+    window.ask_panel.question.clearFocus()
+    assert window.ask_panel.question.cursorPosition() == 0
 
 
 def test_history_shows_the_local_time_in_full(window, qtbot, backend, make_pdf, monkeypatch):
@@ -110,11 +110,12 @@ def test_history_shows_the_local_time_in_full(window, qtbot, backend, make_pdf, 
         )
         stored = answer.created_at
         local = datetime.fromisoformat(stored).astimezone().strftime("%Y-%m-%d %H:%M:%S")
-        item = window.history.item(0)
+        history = window.ask_panel.history
+        item = history.item(0)
         assert local in item.text() and stored not in item.text()
         # Nothing of the entry is cut off: the list wraps it to its width.
-        assert window.history.wordWrap()
-        assert window.history.visualItemRect(item).width() <= window.history.viewport().width()
+        assert history.wordWrap()
+        assert history.visualItemRect(item).width() <= history.viewport().width()
     finally:
         monkeypatch.undo()
         time.tzset()
@@ -131,8 +132,9 @@ def test_the_health_chart_has_axis_labels(window):
             "model_supported_rate": 0.5,
         }
     ] * 9
-    window.health.set_stats({"overall": {"answers": 9}, "per_answer": rows, "alert": None})
-    chart = window.health.chart
+    health = window.ask_panel.health
+    health.set_stats({"overall": {"answers": 9}, "per_answer": rows, "alert": None})
+    chart = health.chart
     assert chart.x_axis_title and chart.y_axis_title
     ticks = chart.x_tick_labels()
     assert ticks[0] == (0, "1") and ticks[-1] == (8, "9") and len(ticks) <= 6
@@ -142,7 +144,7 @@ def test_the_health_chart_has_axis_labels(window):
 def test_a_long_library_title_is_elided_with_the_full_title_in_its_tooltip(window, qtbot, tmp_path):
     title = "A History of " + "the Grain Trade in the Low Countries, " * 6 + "1700–1750"
     open_document(window, qtbot, make_titled_pdf(tmp_path, "grain.pdf", title))
-    documents = window.documents
+    documents = window.library_panel.documents
     item = documents.item(0)
     # The item is no wider than the list, so the style elides its title there ...
     assert documents.visualItemRect(item).right() <= documents.viewport().rect().right()

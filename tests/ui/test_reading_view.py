@@ -61,15 +61,15 @@ def test_a_passages_answer_across_a_page_break_highlights_only_its_words(window,
     save_settings(Settings(mode="passages"))
     path = tmp_path / "book.pdf"
     make_book(path, seed=5)
-    window.open_path(path)
+    window.library_panel.open_path(path)
     qtbot.waitUntil(lambda: window.current is not None, timeout=20_000)
     document = window.current
     read = reading_view(document.text, document.furniture)
     boundary = document.page_starts[1]
     sentence = next(readable(read[a:b]) for a, b in sentence_spans(read) if a < boundary < b)
-    window.question.setText(f"Which record notes this: {sentence}")
+    window.ask_panel.question.setText(f"Which record notes this: {sentence}")
     with qtbot.waitSignal(window.answer_shown, timeout=20_000):
-        window.ask_current()
+        window.ask_panel.ask_current()
     linked = [c for c in window.answer.claims if c.verified]
     crossing = [
         i
@@ -80,7 +80,7 @@ def test_a_passages_answer_across_a_page_break_highlights_only_its_words(window,
     claim = window.answer.claims[crossing[0]]
     assert "HARBOUR BOOK" not in claim.shown_text and "CHAPTER ONE" not in claim.shown_text
     assert window.activate_claim(crossing[0])
-    painted = " ".join(s.cursor.selectedText() for s in window.text_view.extraSelections())
+    painted = " ".join(s.cursor.selectedText() for s in window.viewer.text_view.extraSelections())
     assert "HARBOUR BOOK" not in painted and "CHAPTER ONE" not in painted
 
 

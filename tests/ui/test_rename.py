@@ -31,12 +31,12 @@ def test_f2_renames_the_selected_document_everywhere_in_the_window(
     )
     assert document.title == "doc"  # "Proposed Rules" is a section's name, not a title
     offered = answer_dialog(monkeypatch, "Harbour Tolls of Leiden")
-    window.documents.setCurrentRow(0)
-    window.documents.setFocus()
-    qtbot.keyClick(window.documents, Qt.Key.Key_F2)
+    window.library_panel.documents.setCurrentRow(0)
+    window.library_panel.documents.setFocus()
+    qtbot.keyClick(window.library_panel.documents, Qt.Key.Key_F2)
     assert offered == ["doc"]
-    assert window.documents.item(0).text().startswith("Harbour Tolls of Leiden\n")
-    assert window.viewer_title.text().startswith("Harbour Tolls of Leiden — ")
+    assert window.library_panel.documents.item(0).text().startswith("Harbour Tolls of Leiden\n")
+    assert window.viewer.title.text().startswith("Harbour Tolls of Leiden — ")
     assert window.windowTitle() == "Harbour Tolls of Leiden — reader"
     assert window.library.document(document.id).title == "Harbour Tolls of Leiden"
 
@@ -46,14 +46,15 @@ def test_the_context_menu_renames_and_an_empty_title_goes_back_to_the_files(
 ):
     document = open_document(window, qtbot, make_pdf([["The toll is four guilders."]]))
     window.library.rename(document.id, "Harbour Tolls")
-    window.refresh_library()
-    (action,) = [a for a in window.documents.actions() if a.text() == "Re&name…"]
-    assert window.documents.contextMenuPolicy() == Qt.ContextMenuPolicy.ActionsContextMenu
-    window.documents.setCurrentRow(0)
+    window.library_panel.refresh()
+    documents = window.library_panel.documents
+    (action,) = [a for a in documents.actions() if a.text() == "Re&name…"]
+    assert documents.contextMenuPolicy() == Qt.ContextMenuPolicy.ActionsContextMenu
+    documents.setCurrentRow(0)
     answer_dialog(monkeypatch, "   ")
     action.trigger()
-    assert window.documents.item(0).text().startswith("doc\n")
+    assert documents.item(0).text().startswith("doc\n")
     answer_dialog(monkeypatch, "Never applied", accepted=False)
     action.trigger()
     assert window.library.document(document.id).title == "doc"
-    assert len(window.documents.actions()) == 1  # refreshing the list adds it once
+    assert len(documents.actions()) == 1  # refreshing the list adds it once

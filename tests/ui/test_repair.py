@@ -23,10 +23,11 @@ def test_damage_met_in_a_session_offers_a_repair_that_reopens_the_library(qtbot,
     window = MainWindow(database=path)
     qtbot.addWidget(window)
     window.show()
-    items = {window.documents.item(n).text(): window.documents.item(n) for n in range(2)}
+    documents = window.library_panel.documents
+    items = {documents.item(n).text(): documents.item(n) for n in range(2)}
     essay = next(item for title, item in items.items() if "essay" in title)
 
-    window.documents.itemClicked.emit(essay)  # reading the damaged text fails in the slot
+    documents.itemClicked.emit(essay)  # reading the damaged text fails in the slot
 
     assert window.message.isVisible()
     assert "is damaged" in window.message.label.text()
@@ -37,7 +38,7 @@ def test_damage_met_in_a_session_offers_a_repair_that_reopens_the_library(qtbot,
     assert report.reextracted == ["essay"] and report.lost == []
     assert "Repaired the library" in window.message.label.text()
     assert window.central.isEnabled()
-    assert window.documents.count() == 2
+    assert window.library_panel.documents.count() == 2
     assert window.library.document(str(library["essay_id"])).text == ESSAY
     window.close()
 
@@ -66,7 +67,7 @@ def test_a_library_found_damaged_at_start_up_is_repaired_before_the_window_opens
 
     assert "is damaged" in texts[0]
     assert "Repaired the library" in texts[1] and "1 re-read from their files" in texts[1]
-    assert window.documents.count() == 2
+    assert window.library_panel.documents.count() == 2
     with Library() as reopened:
         assert reopened.document(str(library["essay_id"])).text == ESSAY
     window.close()

@@ -30,7 +30,7 @@ QUESTION = "When did the price of grain double?"
 
 
 def open_document(window, qtbot, path):
-    window.open_path(path)
+    window.library_panel.open_path(path)
     qtbot.waitUntil(lambda: window.current is not None, timeout=20_000)
     return window.current
 
@@ -51,19 +51,19 @@ def answer_with(window, qtbot, backend, doc_id, claims):
         )
     )
     backend.enqueue(json.dumps({"claims": []}))  # for the retry, if any
-    window.question.setText(QUESTION)
+    window.ask_panel.question.setText(QUESTION)
     with qtbot.waitSignal(window.answer_shown, timeout=20_000):
-        window.ask_current()
+        window.ask_panel.ask_current()
     return window.answer
 
 
 def test_opening_a_pdf_ingests_it_and_shows_text_and_outline(window, qtbot, make_pdf):
     path = make_pdf(PAGES, toc=[[1, "Chapter one", 1], [1, "Chapter two", 2]])
     document = open_document(window, qtbot, path)
-    assert window.text_view.toPlainText() == document.text
-    assert window.documents.count() == 1
-    assert window.outline.topLevelItemCount() == 2
-    assert "2 pages" in window.documents.item(0).text()
+    assert window.viewer.text_view.toPlainText() == document.text
+    assert window.library_panel.documents.count() == 1
+    assert window.library_panel.outline.topLevelItemCount() == 2
+    assert "2 pages" in window.library_panel.documents.item(0).text()
 
 
 def test_ask_click_a_claim_and_the_viewer_highlights_its_span(window, qtbot, backend, make_pdf):
@@ -84,39 +84,39 @@ def test_ask_click_a_claim_and_the_viewer_highlights_its_span(window, qtbot, bac
     assert answer.claims[0] is first  # the model's claims first, then the evidence
     # The badge counts the model's claims apart from the evidence shown beside them.
     evidence = answer.metrics.evidence_shown
-    assert window.badge.text() == (
+    assert window.ask_panel.badge.text() == (
         "2 model claims: 1 verified, 1 supported by their quotes (50%)"
         + (f"; {evidence} evidence sentence{'s' if evidence > 1 else ''}" if evidence else "")
     )
     # Only verified claims are links.
     linked = {i for i, c in enumerate(answer.claims) if c.verified}
     assert 0 in linked and answer.claims.index(second) not in linked
-    assert window.answer_view.linked_claims() == linked
-    assert "The town's name." in window.answer_view.toPlainText()
+    assert window.ask_panel.answer_view.linked_claims() == linked
+    assert "The town's name." in window.ask_panel.answer_view.toPlainText()
 
     # Keyboard: Tab to the first link, Enter follows it.
-    window.answer_view.setFocus()
-    qtbot.keyClick(window.answer_view, Qt.Key.Key_Tab)
-    qtbot.keyClick(window.answer_view, Qt.Key.Key_Return)
+    window.ask_panel.answer_view.setFocus()
+    qtbot.keyClick(window.ask_panel.answer_view, Qt.Key.Key_Tab)
+    qtbot.keyClick(window.ask_panel.answer_view, Qt.Key.Key_Return)
     span = (first.verification.start, first.verification.end)
-    qtbot.waitUntil(lambda: window.text_view.highlighted_range() == span, timeout=5000)
+    qtbot.waitUntil(lambda: window.viewer.text_view.highlighted_range() == span, timeout=5000)
     assert document.text[span[0] : span[1]] == "The price of grain doubled in 1710."
-    assert window.text_view.is_visible(*span)
-    selections = window.text_view.extraSelections()
+    assert window.viewer.text_view.is_visible(*span)
+    selections = window.viewer.text_view.extraSelections()
     cursor = selections[0].cursor
     assert cursor.selectedText() == "The price of grain doubled in 1710."
 
     # The failed claim cannot be activated.
     assert not window.activate_claim(answer.claims.index(second))
-    assert window.text_view.highlighted_range() == span
+    assert window.viewer.text_view.highlighted_range() == span
 
     # The page view shows the claim's page with its rectangles.
     with qtbot.waitSignal(window.page_shown, timeout=10_000):
-        window.toggle_page_view()
-    assert window.page_view.page == 2 and window.page_view.rects
+        window.viewer.toggle_page_view()
+    assert window.viewer.page_view.page == 2 and window.viewer.page_view.rects
     with pymupdf.open(document.path) as pdf:
         truth = pdf[1].search_for("The price of grain doubled in 1710.")
-    assert len(window.page_view.rects) == len(truth)
+    assert len(window.viewer.page_view.rects) == len(truth)
 
 
 def test_a_claim_far_down_a_long_document_is_scrolled_into_view(window, qtbot, backend, make_file):
@@ -135,33 +135,34 @@ def test_a_claim_far_down_a_long_document_is_scrolled_into_view(window, qtbot, b
         [("Grain doubled.", source, "The price of grain doubled in 1710")],
     )
     assert window.activate_claim(0)
-    start, end = window.text_view.highlighted_range()
+    start, end = window.viewer.text_view.highlighted_range()
     assert document.text[start:end] == "The price of grain doubled in 1710"
-    assert window.text_view.is_visible(start, end)
+    assert window.viewer.text_view.is_visible(start, end)
     assert window.last_click_ms is not None
 
 
 def test_cancel_stops_generation(window, qtbot, make_pdf, monkeypatch):
     slow = SlowBackend()
     slow.enqueue(json.dumps({"answer": "x" * 3000, "claims": [], "unsupported": []}))
-    window.backend_factory = lambda: slow
+    window.ask_panel.backend_factory = lambda: slow
     open_document(window, qtbot, make_pdf(PAGES))
-    window.question.setText(QUESTION)
-    task = window.ask_current()
-    qtbot.waitUntil(lambda: "x" in window.answer_view.toPlainText(), timeout=10_000)
-    qtbot.keyClick(window.question, Qt.Key.Key_Escape)
-    qtbot.waitUntil(lambda: window.ask_task is None, timeout=10_000)
-    assert window.ask_status.text() == "Cancelled."
+    window.ask_panel.question.setText(QUESTION)
+    task = window.ask_panel.ask_current()
+    qtbot.waitUntil(lambda: "x" in window.ask_panel.answer_view.toPlainText(), timeout=10_000)
+    qtbot.keyClick(window.ask_panel.question, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: window.ask_panel.ask_task is None, timeout=10_000)
+    assert window.ask_panel.status.text() == "Cancelled."
     assert window.answer is None
     assert task.cancel_event.is_set()
     assert window.library.store.answers() == []
 
 
 def test_a_corrupt_file_shows_a_message_and_the_app_goes_on(window, qtbot, make_file, make_pdf):
-    window.open_path(make_file("broken.pdf", b"%PDF-1.7 this is not really a pdf" * 20))
+    broken = make_file("broken.pdf", b"%PDF-1.7 this is not really a pdf" * 20)
+    window.library_panel.open_path(broken)
     qtbot.waitUntil(lambda: window.message.isVisible(), timeout=10_000)
     assert "damaged" in window.message.label.text()
-    assert window.documents.count() == 0
+    assert window.library_panel.documents.count() == 0
     document = open_document(window, qtbot, make_pdf(PAGES))
     assert document.pages == 2
 
@@ -175,8 +176,10 @@ def test_an_encrypted_pdf_asks_for_its_password(window, qtbot, make_pdf, monkeyp
         owner_pw="owner",
     )
     asked = []
-    monkeypatch.setattr(window, "ask_password", lambda name: asked.append(name) or "s3cret")
-    window.open_path(path)
+    monkeypatch.setattr(
+        window.library_panel, "ask_password", lambda name: asked.append(name) or "s3cret"
+    )
+    window.library_panel.open_path(path)
     qtbot.waitUntil(lambda: window.current is not None, timeout=20_000)
     assert asked == ["locked.pdf"]
     assert window.passwords[window.current.id] == "s3cret"
@@ -184,9 +187,9 @@ def test_an_encrypted_pdf_asks_for_its_password(window, qtbot, make_pdf, monkeyp
 
 def test_ingest_can_be_cancelled_and_leaves_the_library_unchanged(window, qtbot, make_pdf):
     path = make_pdf([[f"Page {n} text."] for n in range(300)])
-    task = window.open_path(path)
+    task = window.library_panel.open_path(path)
     task.cancel()
-    qtbot.waitUntil(lambda: window.ingest_task is None, timeout=20_000)
+    qtbot.waitUntil(lambda: window.library_panel.ingest_task is None, timeout=20_000)
     assert window.library.documents() == []
 
 
@@ -202,8 +205,8 @@ def test_history_reopens_an_answer_and_export_has_quotes_and_pages(
         document.id,
         [("Grain doubled in 1710.", source, "The price of grain doubled in 1710.")],
     )
-    assert window.history.count() == 1
-    window.answer_view.show_text("")
+    assert window.ask_panel.history.count() == 1
+    window.ask_panel.answer_view.show_text("")
     built_on: list[str] = []
     real_verifier = reader.library.library.DocumentVerifier
 
@@ -213,26 +216,26 @@ def test_history_reopens_an_answer_and_export_has_quotes_and_pages(
 
     monkeypatch.setattr(reader.library.library, "DocumentVerifier", recording_verifier)
     with qtbot.waitSignal(window.answer_shown, timeout=10_000):
-        window._on_history_activated(window.history.item(0))
+        window.ask_panel.reopen_answer(window.ask_panel.history.item(0))
     assert built_on and "MainThread" not in built_on  # re-verified off the GUI thread
     reopened = window.answer
-    assert window.answer_view.linked_claims() == {
+    assert window.ask_panel.answer_view.linked_claims() == {
         i for i, c in enumerate(reopened.claims) if c.verified
     }
     assert all(c.grounding is not None for c in reopened.claims if c.verified)
-    markdown = window.markdown()
+    markdown = window.ask_panel.markdown()
     assert '"The price of grain doubled in 1710."' in markdown and "page 2" in markdown
     assert "verified" in markdown and "Unsupported" in markdown
-    assert "1 answers" in window.health.summary.text()
+    assert "1 answers" in window.ask_panel.health.summary.text()
 
 
 def test_find_in_document(window, qtbot, make_pdf):
     open_document(window, qtbot, make_pdf(PAGES))
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    assert window.find_box.isVisible()
-    window.find_box.setText("bakers")
-    assert window.find_next()
-    assert window.text_view.textCursor().selectedText() == "Bakers"
+    assert window.viewer.find_box.isVisible()
+    window.viewer.find_box.setText("bakers")
+    assert window.viewer.find_next()
+    assert window.viewer.text_view.textCursor().selectedText() == "Bakers"
 
 
 def test_settings_are_saved(window, qtbot, monkeypatch):
@@ -258,17 +261,17 @@ def test_end_to_end_with_the_embedded_model(qtbot, tmp_path, make_pdf):
     qtbot.addWidget(window)
     window.show()
     document = open_document(window, qtbot, make_pdf(PAGES))
-    window.question.setText(QUESTION)
+    window.ask_panel.question.setText(QUESTION)
     with qtbot.waitSignal(window.answer_shown, timeout=180_000):
-        window.ask_current()
+        window.ask_panel.ask_current()
     answer = window.answer
     verified = [i for i, c in enumerate(answer.claims) if c.verified]
     assert verified, answer
-    assert window.answer_view.linked_claims() == set(verified)
+    assert window.ask_panel.answer_view.linked_claims() == set(verified)
     assert window.activate_claim(verified[0])
     check = answer.claims[verified[0]].verification
-    assert window.text_view.highlighted_range() == (check.start, check.end)
-    assert window.text_view.is_visible(check.start, check.end)
+    assert window.viewer.text_view.highlighted_range() == (check.start, check.end)
+    assert window.viewer.text_view.is_visible(check.start, check.end)
     assert " ".join(document.text[check.start : check.end].split())
     window.workers.shutdown()
 
