@@ -4,8 +4,8 @@
 a damaged one, as ``reader.store.health`` judges), gates every write, and gives
 the tables' functions the connection. The tables are kept by their own modules:
 ``documents``, ``chunks``, ``search_index`` (the full-text index), ``ocr_pages``,
-``sources`` (the files documents came from) and ``history`` (answers), with
-``rows`` saying how records are stored in their rows.
+``sources`` (the files documents came from) and ``history`` (answers); ``rows``
+says how records are kept in those rows.
 
 One ``LibraryStore`` per thread: SQLite connections must not cross threads, so
 workers receive the database path and open their own.
@@ -21,17 +21,10 @@ from pathlib import Path
 import sqlite_utils
 
 from reader.errors import LibraryDamagedError, LibraryReadOnlyError, StoreError
-from reader.records import (
-    Answer,
-    Chunk,
-    Document,
-    DocumentSummary,
-    OcrBox,
-    OcrConfidence,
-)
+from reader.records import Answer, Chunk, Document, DocumentSummary, OcrBox, OcrConfidence
 from reader.store import chunks, documents, health, history, ocr_pages, search_index
 from reader.store.migrations import apply_migrations, pending_migrations
-from reader.store.sources import SourceFile, write_source
+from reader.store.sources import SourceFile, delete_sources, write_source
 
 
 class LibraryStore:
@@ -196,7 +189,7 @@ class LibraryStore:
     def remove_document(self, doc_id: str) -> None:
         with self.writing() as conn:
             self.delete_document_rows(doc_id)
-            conn.execute("DELETE FROM source_files WHERE doc_id = ?", [doc_id])
+            delete_sources(conn, doc_id)
 
     def rename_document(self, doc_id: str, title: str | None) -> str:
         """Show the document under ``title`` from now on, or under the title read from

@@ -4,11 +4,11 @@ A document's lists (page starts, headings, warnings, furniture, the pages OCR
 read) and a chunk's heading path and furniture are JSON text in their rows; an
 OCR'd page keeps its words and boxes as zlib-compressed JSON.
 
-Reading converts every value to the type its record holds, which changes
-nothing in a row the store wrote; a damaged row fails here with ``TypeError``
-or ``ValueError`` (``zlib.error`` for a blob) instead of giving a record that
-fails later. Repair reads a damaged library through these functions too, and
-takes those errors as a row it cannot keep.
+A document and an OCR'd page are read with each value converted to the type
+its record holds, which changes nothing in a row the store wrote; a damaged row
+fails here with ``TypeError`` or ``ValueError`` (``zlib.error`` for a blob)
+instead of giving a record that fails later. Repair reads a damaged library
+through these functions too, and takes those errors as a row it cannot keep.
 """
 
 from __future__ import annotations

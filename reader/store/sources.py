@@ -68,6 +68,11 @@ def write_source(conn: sqlite3.Connection, source: SourceFile) -> None:
     )
 
 
+def delete_sources(conn: sqlite3.Connection, doc_id: str) -> None:
+    """Forget every file recorded for the document, inside the caller's transaction."""
+    conn.execute("DELETE FROM source_files WHERE doc_id = ?", [doc_id])
+
+
 def record_source(store: Store, source: SourceFile) -> None:
     """Remember where a document's file is now; a read-only library remembers nothing."""
     if store.read_only:
