@@ -10,7 +10,6 @@ nothing finished, and running it again goes on where it stopped.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -342,22 +341,17 @@ class BatchIngest:
         return outcome
 
     def _known(self, path: Path, doc_id: str, state: str) -> FileOutcome:
-        row = self.store.db.execute(
-            "SELECT title, pages, chars, warnings, "
-            "(SELECT count(*) FROM chunks WHERE doc_id = ?), "
-            "(SELECT count(*) FROM ocr_pages WHERE doc_id = ?) FROM documents WHERE id = ?",
-            [doc_id, doc_id, doc_id],
-        ).fetchone()
+        listed = self.store.document_summary(doc_id)
         return FileOutcome(
             path,
             state,
             doc_id=doc_id,
-            title=row[0],
-            pages=row[1],
-            chars=row[2],
-            warnings=json.loads(row[3]),
-            chunks=row[4],
-            ocr_pages=row[5],
+            title=listed.title,
+            pages=listed.pages,
+            chars=listed.chars,
+            warnings=list(listed.warnings),
+            chunks=listed.chunks,
+            ocr_pages=len(listed.ocr_pages),
         )
 
     def _finish(self, index: int, outcome: FileOutcome) -> None:

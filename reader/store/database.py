@@ -225,6 +225,10 @@ class LibraryStore:
     def list_documents(self) -> list[DocumentSummary]:
         return documents.list_documents(self.db.conn)
 
+    def document_summary(self, doc_id: str) -> DocumentSummary:
+        """The document as ``list_documents`` lists it, without its text."""
+        return documents.document_summary(self.db.conn, doc_id)
+
     def ocr_words(self, doc_id: str) -> list[OcrConfidence]:
         """Every word OCR read in the document, with its confidence; none for a text layer."""
         return ocr_pages.word_confidences(self.db.conn, doc_id)

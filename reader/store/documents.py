@@ -103,16 +103,26 @@ def is_empty(conn: sqlite3.Connection) -> bool:
     return conn.execute("SELECT 1 FROM documents LIMIT 1").fetchone() is None
 
 
+_SUMMARY = (
+    "SELECT d.id, d.title, d.path, d.kind, d.pages, d.chars, d.extractor, d.ingested_at, "
+    "(SELECT count(*) FROM chunks c WHERE c.doc_id = d.id), d.warnings, "
+    # From the OCR table, not the documents row: its columns after ``text``
+    # are reached only by reading the whole text.
+    "(SELECT json_group_array(o.page) FROM ocr_pages o WHERE o.doc_id = d.id) "
+    "FROM documents d"
+)
+
+
 def list_documents(conn: sqlite3.Connection) -> list[DocumentSummary]:
-    rows = conn.execute(
-        "SELECT d.id, d.title, d.path, d.kind, d.pages, d.chars, d.extractor, d.ingested_at, "
-        "(SELECT count(*) FROM chunks c WHERE c.doc_id = d.id), d.warnings, "
-        # From the OCR table, not the documents row: its columns after ``text``
-        # are reached only by reading the whole text.
-        "(SELECT json_group_array(o.page) FROM ocr_pages o WHERE o.doc_id = d.id) "
-        "FROM documents d ORDER BY d.ingested_at, d.title"
-    ).fetchall()
+    rows = conn.execute(_SUMMARY + " ORDER BY d.ingested_at, d.title").fetchall()
     return [summary_from_row(row) for row in rows]
+
+
+def document_summary(conn: sqlite3.Connection, doc_id: str) -> DocumentSummary:
+    row = conn.execute(_SUMMARY + " WHERE d.id = ?", [doc_id]).fetchone()
+    if row is None:
+        raise not_found(doc_id)
+    return summary_from_row(row)
 
 
 def not_found(doc_id: str) -> DocumentNotFoundError:
