@@ -119,7 +119,7 @@ def main() -> None:
 
         answerer = Answerer(library, backend, mode=CONSTRAINED, record=False)
         chunks = answerer.retrieve(QUESTIONS[0], [doc_id])
-        evidence = choose_evidence(QUESTIONS[0], chunks, library.store.term_rarity)
+        evidence = choose_evidence(QUESTIONS[0], chunks, library.term_rarity)
         sentences = evidence_passages(evidence[:3])
         passages = passages_for(chunks[:4])
         for mode, shown, grammar in (

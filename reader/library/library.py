@@ -16,7 +16,7 @@ from reader.ingest.files import check_document_file
 from reader.ingest.ocr import ocr_settings
 from reader.ingest.titles import MAX_TITLE
 from reader.records import Answer, Chunk, Document, DocumentSummary, OcrBox, PageStarts, SearchHit
-from reader.retrieve import search
+from reader.retrieve import search, word_counts
 from reader.store import LibraryStore
 from reader.store.sources import SourceFile, record_source
 from reader.verify import DocumentVerifier, PassageVerifier
@@ -195,7 +195,7 @@ class Library:
 
     def term_rarity(self, words: Iterable[str]) -> dict[str, float]:
         """How rare each word is in the library (its inverse document frequency)."""
-        return self.store.term_rarity(words)
+        return word_counts.term_rarity(self.store, words)
 
     def passage_verifier(self, doc_id: str, retrieved: Sequence[Chunk]) -> PassageVerifier:
         """A verifier for quotes cited from ``retrieved`` (chunks of the document): it

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from reader.store.database import LibraryStore
+from reader.store.search_index import rarity
 
 # Enough for a long session's questions; a library past it starts afresh.
 MAX_WORDS_PER_LIBRARY = 50_000
@@ -50,6 +51,13 @@ def chunks_holding(store: LibraryStore, words: Iterable[str]) -> dict[str, int]:
                 known.clear()
             known.update(counted)
     return {word: found[key] for word, key in wanted.items()}
+
+
+def term_rarity(store: LibraryStore, words: Iterable[str]) -> dict[str, float]:
+    """How rare each word is over all chunks (BM25's idf, as ``LibraryStore.term_rarity``),
+    from the remembered counts."""
+    total = store.indexed_chunks()
+    return {word: rarity(found, total) for word, found in chunks_holding(store, words).items()}
 
 
 def forget_counts() -> None:

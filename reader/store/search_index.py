@@ -59,11 +59,14 @@ def _index_values(rowid: int, chunk: Chunk) -> tuple[int, str, str]:
 
 def term_rarity(conn: sqlite3.Connection, words: Iterable[str]) -> dict[str, float]:
     """Inverse document frequency of each word over all chunks (BM25's idf)."""
-    total = indexed_chunks(conn) or 1
-    return {
-        word: math.log(1 + (total - found + 0.5) / (found + 0.5))
-        for word, found in chunks_holding(conn, words).items()
-    }
+    total = indexed_chunks(conn)
+    return {word: rarity(found, total) for word, found in chunks_holding(conn, words).items()}
+
+
+def rarity(found: int, total: int) -> float:
+    """BM25's inverse document frequency of a word ``found`` in that many of ``total`` chunks."""
+    total = total or 1
+    return math.log(1 + (total - found + 0.5) / (found + 0.5))
 
 
 def chunks_holding(conn: sqlite3.Connection, words: Iterable[str]) -> dict[str, int]:

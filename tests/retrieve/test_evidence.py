@@ -37,7 +37,7 @@ def test_no_sentence_is_shown_twice_across_chunks_and_copies(library, make_file)
     chunks = [hit.chunk for hit in library.search(QUESTION, limit=10)]
     assert len({chunk.doc_id for chunk in chunks}) == 2
 
-    evidence = choose_evidence(QUESTION, chunks, library.store.term_rarity, limit=10)
+    evidence = choose_evidence(QUESTION, chunks, library.term_rarity, limit=10)
     assert len(evidence) >= 2
     said = Counter(key for item in evidence for key in sentence_keys(item.text))
     assert said and max(said.values()) == 1, said
