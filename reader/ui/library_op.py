@@ -4,12 +4,14 @@
               success=show).failure(say_so).run_in_background()
 
 ``op`` runs on a worker thread with a ``Job``: ``job.library`` is a library
-opened for that thread (closed when ``op`` returns; SQLite connections and
-PyMuPDF documents never cross threads), ``job.report(value)`` sends progress
-to the ``on_progress`` callback, and ``job.cancel_event`` / ``job.stop_if_cancelled``
-hear a cancel, which ends the op by raising ``reader.errors.Cancelled``.
-``success``, ``failure``, ``on_progress`` and ``on_cancelled`` run on the GUI
-thread. Without ``failure`` an error goes to the message bar.
+opened for that thread on first use and closed when ``op`` returns (SQLite
+connections and PyMuPDF documents never cross threads; a repair, which must
+not open the damaged file, never asks for it), ``job.report(value)`` sends
+progress to the ``on_progress`` callback, and ``job.cancel_event`` and
+``job.stop_if_cancelled`` hear a cancel, which ends the op by raising
+``reader.errors.Cancelled``. ``success``, ``failure``, ``on_progress`` and
+``on_cancelled`` run on the GUI thread; without ``failure`` an error goes to
+the message bar. ``with_progress`` shows the op running, with a Cancel button.
 """
 
 from __future__ import annotations

@@ -257,8 +257,8 @@ class MainWindow(QMainWindow):
         return True
 
     def _on_page_tab_opened(self) -> None:
-        # A highlight left from an earlier answer is not drawn on the page: the
-        # page shows what the answer in the ask column quotes.
+        # The page is drawn for a claim of the answer shown; while a question is
+        # being answered there is none, whatever the text still highlights.
         if self.answer is not None and self.viewer.text_view.highlighted_range():
             self.viewer.render_highlighted_page()
 
@@ -298,8 +298,8 @@ class MainWindow(QMainWindow):
             finished()
             messages.report(error)
 
-        # Cancelled only when the window closes: the strip offers no Cancel, since a
-        # repair stopped halfway gains nothing over one left to finish.
+        # Only closing the window (the workers' shutdown) cancels a repair: the strip
+        # shows no Cancel button for it.
         self.repair_task = (
             LibraryOp(self, self.workers, op=run_repair, success=done)
             .failure(failed)
