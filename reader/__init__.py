@@ -32,7 +32,6 @@ sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]
 # name -> the module that defines it
 _EXPORTS = {
     "Library": "reader.library",
-    "IngestResult": "reader.library",
     "BatchReport": "reader.library",
     "FileOutcome": "reader.library",
     "StaleDocument": "reader.library",
@@ -65,7 +64,6 @@ __all__ = [
     "Document",
     "DocumentSummary",
     "FileOutcome",
-    "IngestResult",
     "Library",
     "ReaderError",
     "RepairReport",
@@ -91,7 +89,6 @@ if TYPE_CHECKING:
     from reader.library import (
         BatchReport,
         FileOutcome,
-        IngestResult,
         Library,
         RepairReport,
         StaleDocument,

@@ -14,7 +14,7 @@ store, the retriever and the verifier only through it.
 
 from reader.library.batch import ingest_paths
 from reader.library.batch_report import BatchProgress, BatchReport, FileOutcome
-from reader.library.library import IngestResult, Library
+from reader.library.library import Library
 from reader.library.repair import RepairReport, repair_library
 from reader.library.reverify import reverify
 from reader.library.stale import StaleDocument, stale_documents
@@ -23,7 +23,6 @@ __all__ = [
     "BatchProgress",
     "BatchReport",
     "FileOutcome",
-    "IngestResult",
     "Library",
     "RepairReport",
     "StaleDocument",

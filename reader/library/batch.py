@@ -324,7 +324,7 @@ class BatchIngest:
         """With --update, the old versions give way to the new one (their answers move
         to it); without, the new version stands beside them and the file is reported
         as changed."""
-        if not previous or outcome.doc_id is None:
+        if not previous or not outcome.doc_id:
             return outcome
         if not self.update:
             outcome.state = "changed"
@@ -341,18 +341,7 @@ class BatchIngest:
         return outcome
 
     def _known(self, path: Path, doc_id: str, state: str) -> FileOutcome:
-        listed = self.store.document_summary(doc_id)
-        return FileOutcome(
-            path,
-            state,
-            doc_id=doc_id,
-            title=listed.title,
-            pages=listed.pages,
-            chars=listed.chars,
-            warnings=list(listed.warnings),
-            chunks=listed.chunks,
-            ocr_pages=len(listed.ocr_pages),
-        )
+        return FileOutcome.listed(path, state, self.store.document_summary(doc_id))
 
     def _finish(self, index: int, outcome: FileOutcome) -> None:
         self._waiting[index] = outcome

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reader.records import DocumentSummary
+
 
 @dataclass
 class FileOutcome:
@@ -14,7 +16,7 @@ class FileOutcome:
 
     path: Path
     state: str
-    doc_id: str | None = None
+    doc_id: str = ""  # none for a refused file
     title: str = ""
     pages: int = 0
     chars: int = 0
@@ -24,6 +26,26 @@ class FileOutcome:
     reason: str | None = None
     replaced: list[str] = field(default_factory=list)  # old versions' ids
     answers_moved: int = 0
+
+    @classmethod
+    def listed(cls, path: Path, state: str, document: DocumentSummary) -> FileOutcome:
+        """The outcome for a file whose document the library holds as ``document``."""
+        return cls(
+            path,
+            state,
+            doc_id=document.id,
+            title=document.title,
+            pages=document.pages,
+            chars=document.chars,
+            chunks=document.chunks,
+            warnings=list(document.warnings),
+            ocr_pages=len(document.ocr_pages),
+        )
+
+    @property
+    def added(self) -> bool:
+        """Whether the file's text was read into the library in this run."""
+        return self.state in ("added", "changed", "updated")
 
     def to_json(self) -> dict[str, object]:
         if self.state == "refused":
@@ -37,7 +59,7 @@ class FileOutcome:
             "chars": self.chars,
             "chunks": self.chunks,
             "ocr_pages": self.ocr_pages,
-            "added": self.state in ("added", "changed", "updated"),
+            "added": self.added,
             "warnings": self.warnings,
             "replaced": self.replaced,
             "answers_moved": self.answers_moved,

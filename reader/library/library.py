@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +14,7 @@ from reader.ingest import document_id, extractor_is_current, read_document
 from reader.ingest.files import check_document_file
 from reader.ingest.ocr import ocr_settings
 from reader.ingest.titles import MAX_TITLE
+from reader.library.batch_report import FileOutcome
 from reader.records import Answer, Chunk, Document, DocumentSummary, OcrBox, PageStarts, SearchHit
 from reader.retrieve import search, word_counts
 from reader.store import LibraryStore
@@ -25,30 +25,6 @@ from reader.verify.ocr import OcrReading
 if TYPE_CHECKING:
     from reader.ingest.extract import ProgressCallback
     from reader.ingest.ocr import OcrSettings
-
-
-@dataclass
-class IngestResult:
-    path: str
-    doc_id: str
-    title: str
-    pages: int
-    chars: int
-    chunks: int
-    added: bool
-    warnings: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "path": self.path,
-            "doc_id": self.doc_id,
-            "title": self.title,
-            "pages": self.pages,
-            "chars": self.chars,
-            "chunks": self.chunks,
-            "added": self.added,
-            "warnings": self.warnings,
-        }
 
 
 class Library:
@@ -73,15 +49,15 @@ class Library:
         password: str | None = None,
         progress: ProgressCallback | None = None,
         ocr: OcrSettings | None = None,
-    ) -> IngestResult:
+    ) -> FileOutcome:
         """Add a file to the library; a file already there (same bytes, same
-        extractor) is left as it is."""
+        extractor) is left as it is ("unchanged"). Raises why a file cannot be added."""
         path = check_document_file(path)
         status = os.stat(path)
         doc_id = document_id(path)
         if extractor_is_current(self.store.document_extractor(doc_id), path, ocr):
             record_source(self.store, SourceFile.of(path, doc_id, status))
-            return self._result(path, doc_id, added=False)
+            return FileOutcome.listed(path, "unchanged", self.store.document_summary(doc_id))
         document, chunks = read_document(
             path, password=password, progress=progress, doc_id=doc_id, ocr=ocr or ocr_settings()
         )
@@ -91,29 +67,7 @@ class Library:
             )
         self.store.add_document(document, chunks, source=SourceFile.of(path, doc_id, status))
         self.forget_verifier(doc_id)
-        return self._result(path, doc_id, added=True, chunks=len(chunks), document=document)
-
-    def _result(
-        self,
-        path: Path,
-        doc_id: str,
-        added: bool,
-        chunks: int | None = None,
-        document: Document | None = None,
-    ) -> IngestResult:
-        document = document or self.store.get_document(doc_id)
-        if chunks is None:
-            chunks = self.store.chunk_count(doc_id)
-        return IngestResult(
-            path=str(path),
-            doc_id=doc_id,
-            title=document.title,
-            pages=document.pages,
-            chars=document.chars,
-            chunks=chunks,
-            added=added,
-            warnings=document.warnings,
-        )
+        return FileOutcome.listed(path, "added", self.store.document_summary(doc_id))
 
     def resolve(self, reference: str, password: str | None = None) -> Document:
         """A document from a file path (ingested first if needed) or a document id."""

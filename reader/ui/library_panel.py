@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from reader.errors import EncryptedDocumentError, ReaderError
 from reader.ingest.extract import PYMUPDF_TYPES, TEXT_TYPES
 from reader.ingest.workers import default_workers
-from reader.library import IngestResult, Library
+from reader.library import FileOutcome, Library
 from reader.library.batch import ingest_paths
 from reader.library.batch_report import BatchProgress, BatchReport
 from reader.records import Document
@@ -177,7 +177,7 @@ class LibraryPanel(QWidget):
         """Ingest a file in the background (if needed), then choose it to be shown."""
         name = one_line(path.name)
 
-        def ingest(job: Job) -> IngestResult:
+        def ingest(job: Job) -> FileOutcome:
             page_count: list[int] = []  # the first total reported: see IngestStep
 
             def progress(done: int, total: int) -> None:
@@ -199,7 +199,7 @@ class LibraryPanel(QWidget):
                 return
             messages.report(error)
 
-        def done(result: IngestResult) -> None:
+        def done(result: FileOutcome) -> None:
             self.ingest_task = None
             if password:
                 self.passwords[result.doc_id] = password
