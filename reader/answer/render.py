@@ -130,7 +130,7 @@ def _status_note(item: CheckedClaim, text: Callable[[str], str]) -> str:
 
 def _where(item: CheckedClaim, titles: dict[str, str] | None, library_wide: bool) -> str:
     """The claim's page, and its document's title when more than one could be meant."""
-    where = f"p.{item.verification.page}"
+    where = terminal_text(item.verification.page_name(short=True))
     if titles and (library_wide or len(titles) > 1) and item.doc_id in titles:
         where = f"{terminal_text(titles[item.doc_id])}, {where}"
     return where
@@ -191,7 +191,7 @@ def render_markdown(answer: Answer, titles: dict[str, str] | None = None) -> str
     for index, item in enumerate(answer.claims):
         if index in numbers:
             title = one_line((titles or {}).get(item.doc_id or "", ""))
-            page = f"page {item.verification.page}"
+            page = markdown_inline(item.verification.page_name())
             source = f"{markdown_text(title)}, {page}" if title else page
             status = "evidence, verified" if item.from_evidence else "verified"
             if item.reanchored:
@@ -213,7 +213,7 @@ def render_markdown(answer: Answer, titles: dict[str, str] | None = None) -> str
         lines += ["", "**Closest passages (they do not answer it):**", ""]
         for item in answer.closest:
             title = one_line((titles or {}).get(item.doc_id or "", ""))
-            page = f"page {item.verification.page}"
+            page = markdown_inline(item.verification.page_name())
             source = f"{markdown_text(title)}, {page}" if title else page
             lines.append(f'- {source}: "{markdown_inline(item.claim.quote)}"')
     if answer.unsupported:

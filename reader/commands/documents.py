@@ -299,12 +299,16 @@ def search(query: str, doc: str | None, limit: int, as_json: bool) -> None:
         doc_id = library.resolve(doc).id if doc else None
         hits = library.search(query, doc_id=doc_id, limit=limit)
         titles = library.titles(sorted({hit.chunk.doc_id for hit in hits}))
+        pages = {doc: library.page_map(doc) for doc in {hit.chunk.doc_id for hit in hits}}
     if as_json:
         echo_json(
             [
                 {
                     **hit.chunk.to_json(),
                     "title": titles.get(hit.chunk.doc_id),
+                    "page_labels": [
+                        pages[hit.chunk.doc_id].page_label(page) for page in hit.chunk.pages
+                    ],
                     "score": round(hit.score, 4),
                 }
                 for hit in hits
@@ -316,7 +320,9 @@ def search(query: str, doc: str | None, limit: int, as_json: bool) -> None:
         # Within one document its title would only repeat; across the library it says where.
         shown = titles.get(hit.chunk.doc_id) or hit.chunk.doc_id
         title = "" if doc_id else f"{one_line(shown, limit=40)}, "
-        click.echo(f"{hit.score:7.3f}  {hit.chunk.id}  {title}p{hit.chunk.page_start}  {preview}")
+        printed = pages[hit.chunk.doc_id].page_label(hit.chunk.page_start)
+        page = f"p{hit.chunk.page_start}" + (f" (printed {one_line(printed)})" if printed else "")
+        click.echo(f"{hit.score:7.3f}  {hit.chunk.id}  {title}{page}  {preview}")
 
 
 @cli.command(
@@ -378,6 +384,13 @@ def verify(
         sys.exit(QUOTE_MISSED)
 
 
+def _page_name(result: dict[str, Any]) -> str:
+    label = result.get("page_label")
+    if label is None:
+        return f"page {result['page']}"
+    return f"page {one_line(str(label))} (PDF page {result['page']})"
+
+
 def _verification_line(quote: str | None, result: dict[str, Any]) -> str:
     """``exact: "QUOTE" at chars 10-31, page 2, chunk ID: REASON``, or for a miss
     ``miss: "QUOTE" not found: REASON`` (a batch line that holds no quote: its problem)."""
@@ -387,7 +400,7 @@ def _verification_line(quote: str | None, result: dict[str, Any]) -> str:
         return f"miss: {shown}not found: {reason}" if shown else f"miss: {reason}"
     return (
         f"{result['status']}: {shown}at chars {result['start']}-{result['end']}, "
-        f"page {result['page']}, chunk {result['chunk_id']}: {reason}"
+        f"{_page_name(result)}, chunk {result['chunk_id']}: {reason}"
     )
 
 

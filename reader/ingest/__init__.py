@@ -92,6 +92,7 @@ def read_document(
         ocr_pages=extraction.ocr_pages,
         ocr_words=extraction.ocr_words,
         ocr_boxes=extraction.ocr_boxes,
+        page_labels=extraction.page_labels,
     )
     chunks = chunk_text(
         doc_id, extraction.text, extraction.page_starts, extraction.headings, extraction.furniture

@@ -37,6 +37,7 @@ from reader.ingest.ocr import (
     require_tesseract,
 )
 from reader.ingest.ocr_languages import language_names
+from reader.ingest.page_labels import printed_page_labels
 from reader.ingest.plain_text import read_plain_text
 from reader.ingest.titles import choose_title, first_pages_title, without_running_lines
 from reader.records import Furniture, Heading, OcrBox, OcrConfidence, OcrPageInfo
@@ -81,6 +82,7 @@ class Extraction:
     ocr_pages: list[OcrPageInfo] = field(default_factory=list)
     ocr_words: list[OcrConfidence] = field(default_factory=list)
     ocr_boxes: dict[int, list[OcrBox | None]] = field(default_factory=dict)
+    page_labels: list[str] = field(default_factory=list)
 
 
 def pymupdf_extractor_version() -> str:
@@ -171,6 +173,7 @@ def _extract_pymupdf(
                 "re-download it or re-save it from another program."
             )
 
+        page_labels = printed_page_labels(document)
         page_texts: list[str] = []
         page_block_lists: list[list[TextBlock]] = []
         page_heights: list[float] = []
@@ -263,6 +266,7 @@ def _extract_pymupdf(
         headings=headings,
         warnings=warnings,
         furniture=furniture,
+        page_labels=page_labels,
     )
     for number, scanned_result in sorted(read_by_ocr.items()):
         start = page_starts[number]

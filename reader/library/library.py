@@ -15,7 +15,15 @@ from reader.ingest.files import check_document_file
 from reader.ingest.ocr import ocr_settings
 from reader.ingest.titles import MAX_TITLE
 from reader.library.batch_report import FileOutcome
-from reader.records import Answer, Chunk, Document, DocumentSummary, OcrBox, PageStarts, SearchHit
+from reader.records import (
+    Answer,
+    Chunk,
+    Document,
+    DocumentSummary,
+    OcrBox,
+    PageStarts,
+    SearchHit,
+)
 from reader.retrieve import search, word_counts
 from reader.store import LibraryStore
 from reader.store.sources import SourceFile, record_source
@@ -108,6 +116,10 @@ class Library:
     def documents(self) -> list[DocumentSummary]:
         return self.store.list_documents()
 
+    def page_map(self, doc_id: str) -> PageStarts:
+        """Where each page of the document starts and the number printed on it."""
+        return self.store.page_map(doc_id)
+
     def titles(self, doc_ids: Iterable[str]) -> dict[str, str]:
         """The title of each of ``doc_ids`` still in the library."""
         return self.store.titles(sorted(set(doc_ids)))
@@ -154,7 +166,7 @@ class Library:
     def passage_verifier(self, doc_id: str, retrieved: Sequence[Chunk]) -> PassageVerifier:
         """A verifier for quotes cited from ``retrieved`` (chunks of the document): it
         reads those chunks and their neighbours, never the whole document."""
-        pages = PageStarts(tuple(self.store.page_starts(doc_id)))
+        pages = self.store.page_map(doc_id)
         return PassageVerifier(
             pages,
             lambda first, last: self.store.chunks_between(doc_id, first, last),

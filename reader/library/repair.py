@@ -246,7 +246,14 @@ def _stored_document(
         return None
     try:
         stored = old.row("SELECT furniture FROM documents WHERE rowid = ?", [rowid])
-        document = document_from_row(meta, text, furniture=stored[0] if stored else "[]")
+        # A library from before page labels has no such column: its pages keep numbers.
+        labels = old.row("SELECT page_labels FROM documents WHERE rowid = ?", [rowid])
+        document = document_from_row(
+            meta,
+            text,
+            furniture=stored[0] if stored else "[]",
+            page_labels=labels[0] if labels else "[]",
+        )
         if not _salvage_ocr(old, rowid, document):
             return None  # its pages read by OCR lost their words or boxes: read it again
     except (TypeError, ValueError, zlib.error):

@@ -29,6 +29,7 @@ from reader.records.documents import (
     deep_link,
     furniture_from_json,
     page_at,
+    printed_label,
 )
 
 __all__ = [
@@ -54,4 +55,5 @@ __all__ = [
     "deep_link",
     "furniture_from_json",
     "page_at",
+    "printed_label",
 ]

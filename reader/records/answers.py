@@ -18,6 +18,7 @@ class Verification:
     start: int | None = None
     end: int | None = None
     page: int | None = None
+    page_label: str | None = None  # the number printed on that page, where it differs
     score: float = 0.0
     occurrences: int = 0
     found_in: tuple[str, ...] = ()
@@ -25,6 +26,15 @@ class Verification:
     @property
     def verified(self) -> bool:
         return self.status != "miss"
+
+    def page_name(self, short: bool = False) -> str:
+        """The page as a reader cites it: "page 12", or where the file prints another
+        number on it, that number first: "page xii (PDF page 14)". ``short``: "p.12",
+        "p.xii (PDF p.14)". The printed number comes from the file: escape it."""
+        word = "p." if short else "page "
+        if self.page_label is None:
+            return f"{word}{self.page}"
+        return f"{word}{self.page_label} (PDF {word}{self.page})"
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -34,6 +44,7 @@ class Verification:
             "start": self.start,
             "end": self.end,
             "page": self.page,
+            "page_label": self.page_label,
             "score": round(self.score, 2),
             "occurrences": self.occurrences,
             "found_in": list(self.found_in),
@@ -122,6 +133,7 @@ class CheckedClaim:
             "start": check.start if linked else None,
             "end": check.end if linked else None,
             "page": check.page if linked else None,
+            "page_label": check.page_label if linked else None,
             "score": round(check.score, 2),
             "occurrences": check.occurrences,
             "found_in": list(check.found_in),
@@ -296,6 +308,7 @@ def _checked_claim_from_json(item: dict[str, Any]) -> CheckedClaim:
         start=item.get("start"),
         end=item.get("end"),
         page=item.get("page"),
+        page_label=item.get("page_label"),
         score=float(item.get("score", 0.0)),
         occurrences=item.get("occurrences", 0),
         found_in=tuple(item.get("found_in", ())),

@@ -115,15 +115,28 @@ def page_at(page_starts: Sequence[int], offset: int) -> int:
     return max(1, bisect_right(page_starts, offset))
 
 
+def printed_label(page_labels: Sequence[str], page: int) -> str | None:
+    """The number printed on 1-based ``page`` ("xii", "C1"), when the file gives one
+    that is not the page's own number; else None."""
+    if not 1 <= page <= len(page_labels):
+        return None
+    label = page_labels[page - 1]
+    return label if label and label != str(page) else None
+
+
 @dataclass(frozen=True, slots=True)
 class PageStarts:
     """Where each page of a document starts: enough to say which page an offset is
     on, without the document's text."""
 
     starts: tuple[int, ...]
+    labels: tuple[str, ...] = ()  # the printed page numbers, when the file gives them
 
     def page_of(self, offset: int) -> int:
         return page_at(self.starts, offset)
+
+    def page_label(self, page: int) -> str | None:
+        return printed_label(self.labels, page)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +169,9 @@ class Document:
     # gives for a text layer; filled at ingest and stored, then read back per page
     # (``LibraryStore.ocr_boxes``) when a page is drawn, not with the document.
     ocr_boxes: dict[int, list[OcrBox | None]] = field(default_factory=dict)
+    # The number printed on each page, from the PDF's page labels ("i", "ii", ... "1"):
+    # empty when the file gives none, or only the pages' own numbers.
+    page_labels: list[str] = field(default_factory=list)
 
     @property
     def pages(self) -> int:
@@ -168,6 +184,10 @@ class Document:
     def page_of(self, offset: int) -> int:
         """1-based page number holding ``offset``."""
         return page_at(self.page_starts, offset)
+
+    def page_label(self, page: int) -> str | None:
+        """The number printed on 1-based ``page``, where it is not ``page`` itself."""
+        return printed_label(self.page_labels, page)
 
     def ocr_page_numbers(self) -> list[int]:
         return [info.page for info in self.ocr_pages]

@@ -21,7 +21,15 @@ from pathlib import Path
 import sqlite_utils
 
 from reader.errors import LibraryDamagedError, LibraryReadOnlyError, StoreError
-from reader.records import Answer, Chunk, Document, DocumentSummary, OcrBox, OcrConfidence
+from reader.records import (
+    Answer,
+    Chunk,
+    Document,
+    DocumentSummary,
+    OcrBox,
+    OcrConfidence,
+    PageStarts,
+)
 from reader.store import chunks, documents, health, history, ocr_pages, search_index
 from reader.store.migrations import apply_migrations, pending_migrations
 from reader.store.sources import SourceFile, delete_sources, write_source
@@ -207,9 +215,10 @@ class LibraryStore:
     def document_extractor(self, doc_id: str) -> str | None:
         return documents.extractor(self.db.conn, doc_id)
 
-    def page_starts(self, doc_id: str) -> list[int]:
-        """Where each page of the document starts, without reading its text."""
-        return documents.page_starts(self.db.conn, doc_id)
+    def page_map(self, doc_id: str) -> PageStarts:
+        """Where each page of the document starts and the number printed on it,
+        without reading its text."""
+        return documents.page_map(self.db.conn, doc_id)
 
     def find_document_ids(self, prefix: str) -> list[str]:
         return documents.find_document_ids(self.db.conn, prefix)

@@ -8,13 +8,14 @@ from __future__ import annotations
 import sqlite3
 
 from reader.errors import DocumentNotFoundError
-from reader.records import Document, DocumentSummary
+from reader.records import Document, DocumentSummary, PageStarts
 from reader.store import ocr_pages
 from reader.store.rows import (
     DOCUMENT_COLUMNS,
     DOCUMENT_META_COLUMNS,
     document_from_row,
     document_values,
+    page_labels_from_json,
     page_starts_from_json,
     summary_from_row,
 )
@@ -23,7 +24,7 @@ from reader.store.rows import (
 def insert_document(conn: sqlite3.Connection, document: Document, extracted_title: str) -> None:
     """Write the document's row inside the caller's transaction."""
     conn.execute(
-        f"INSERT INTO documents ({DOCUMENT_COLUMNS}) VALUES ({', '.join('?' * 15)})",
+        f"INSERT INTO documents ({DOCUMENT_COLUMNS}) VALUES ({', '.join('?' * 16)})",
         document_values(document, extracted_title),
     )
 
@@ -57,13 +58,14 @@ def set_title(conn: sqlite3.Connection, doc_id: str, title: str | None) -> None:
 
 def get_document(conn: sqlite3.Connection, doc_id: str) -> Document:
     row = conn.execute(
-        f"SELECT {DOCUMENT_META_COLUMNS}, text, furniture, ocr FROM documents WHERE id = ?",
+        f"SELECT {DOCUMENT_META_COLUMNS}, text, furniture, ocr, page_labels FROM documents "
+        "WHERE id = ?",
         [doc_id],
     ).fetchone()
     if row is None:
         raise not_found(doc_id)
-    meta, (text, furniture, ocr) = row[:-3], row[-3:]
-    document = document_from_row(meta, text, furniture, ocr)
+    meta, (text, furniture, ocr, labels) = row[:-4], row[-4:]
+    document = document_from_row(meta, text, furniture, ocr, labels)
     if document.ocr_pages:
         document.ocr_words = ocr_pages.word_confidences(conn, doc_id)
     return document
@@ -74,11 +76,13 @@ def extractor(conn: sqlite3.Connection, doc_id: str) -> str | None:
     return row[0] if row else None
 
 
-def page_starts(conn: sqlite3.Connection, doc_id: str) -> list[int]:
-    row = conn.execute("SELECT page_starts FROM documents WHERE id = ?", [doc_id]).fetchone()
+def page_map(conn: sqlite3.Connection, doc_id: str) -> PageStarts:
+    row = conn.execute(
+        "SELECT page_starts, page_labels FROM documents WHERE id = ?", [doc_id]
+    ).fetchone()
     if row is None:
         raise not_found(doc_id)
-    return page_starts_from_json(row[0])
+    return PageStarts(tuple(page_starts_from_json(row[0])), tuple(page_labels_from_json(row[1])))
 
 
 def find_document_ids(conn: sqlite3.Connection, prefix: str) -> list[str]:

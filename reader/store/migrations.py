@@ -217,3 +217,10 @@ def extracted_titles(db: sqlite_utils.Database) -> None:
     never renamed."""
     db.execute("ALTER TABLE documents ADD COLUMN extracted_title TEXT NOT NULL DEFAULT ''")
     db.execute("UPDATE documents SET extracted_title = title")
+
+
+@migration(9)
+def page_labels(db: sqlite_utils.Database) -> None:
+    """The number printed on each page, from a PDF's page labels; documents stored
+    before show their pages' own numbers until they are read again."""
+    db.execute("ALTER TABLE documents ADD COLUMN page_labels TEXT NOT NULL DEFAULT '[]'")

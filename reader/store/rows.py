@@ -34,7 +34,7 @@ from reader.records import (
 # The columns ``document_values`` fills, in its order.
 DOCUMENT_COLUMNS = (
     "id, title, path, kind, pages, chars, extractor, ingested_at, page_starts, headings, "
-    "warnings, text, furniture, ocr, extracted_title"
+    "warnings, text, furniture, ocr, extracted_title, page_labels"
 )
 # What describes a document apart from its text, furniture and OCR pages, in
 # the order ``document_from_row`` takes them. The text is selected on its own
@@ -67,14 +67,20 @@ def document_values(document: Document, extracted_title: str) -> list[Any]:
         furniture_json(document.furniture),
         json.dumps([info.to_json() for info in document.ocr_pages]),
         extracted_title,
+        json.dumps(document.page_labels),
     ]
 
 
 def document_from_row(
-    row: Sequence[Any], text: str, furniture: str = "[]", ocr: str = "[]"
+    row: Sequence[Any],
+    text: str,
+    furniture: str = "[]",
+    ocr: str = "[]",
+    page_labels: str = "[]",
 ) -> Document:
-    """The document in a row of ``DOCUMENT_META_COLUMNS``, with its text, furniture and
-    the list of its OCR'd pages (the words and boxes of those are read per page)."""
+    """The document in a row of ``DOCUMENT_META_COLUMNS``, with its text, furniture,
+    the list of its OCR'd pages (the words and boxes of those are read per page) and
+    its printed page numbers."""
     return Document(
         id=str(row[0]),
         title=str(row[1]),
@@ -88,11 +94,16 @@ def document_from_row(
         text=text,
         furniture=list(furniture_from_json(json.loads(furniture))),
         ocr_pages=ocr_pages_from_json(ocr),
+        page_labels=page_labels_from_json(page_labels),
     )
 
 
 def page_starts_from_json(text: str) -> list[int]:
     return [int(start) for start in json.loads(text)]
+
+
+def page_labels_from_json(text: str) -> list[str]:
+    return [str(label) for label in json.loads(text)]
 
 
 def ocr_pages_from_json(text: str) -> list[OcrPageInfo]:

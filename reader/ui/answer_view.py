@@ -68,8 +68,8 @@ def answer_html(
         out.append("<p><b>Closest passages</b> (they do not answer it):</p><ul>")
         for item in answer.closest:
             title = html_text((titles or {}).get(item.doc_id or "", ""))
-            page = item.verification.page
-            where = f"{title}, page {page}" if title else f"page {page}"
+            page = html_text(item.verification.page_name())
+            where = f"{title}, {page}" if title else page
             out.append(f"<li>{where}: &ldquo;{html_text(item.claim.quote)}&rdquo;</li>")
         out.append("</ul>")
     if answer.unsupported:
@@ -87,9 +87,9 @@ def answer_html(
 def _source_line(item: CheckedClaim, titles: dict[str, str] | None) -> str:
     """Document, page and status; the quote only when the prose does not already show
     it word for word as the claim's text."""
-    page = item.verification.page
+    page = html_text(item.verification.page_name())
     title = html_text((titles or {}).get(item.doc_id or "", ""))
-    where = f"{title}, page {page}" if title else f"page {page}"
+    where = f"{title}, {page}" if title else page
     if item.verification.status == "fuzzy":  # why: extraction damage, or an OCR'd page
         status = f"fuzzy: {html_text(item.verification.reason)}"
     else:

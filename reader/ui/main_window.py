@@ -248,7 +248,7 @@ class MainWindow(QMainWindow):
             else ""
         )
         self.statusBar().showMessage(
-            f"Claim {index + 1}: page {check.page}{read_by_ocr}, "
+            f"Claim {index + 1}: {one_line(check.page_name())}{read_by_ocr}, "
             f"characters {check.start}–{check.end}",
             8000,
         )

@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reader.records import Document, Furniture
+from reader.records import Document, Furniture, printed_label
+from reader.text.escaping import one_line
 from reader.text.reading_view import outside, reading_view
 from reader.ui.labels import plain_label
 
@@ -62,6 +63,7 @@ class TextView(QPlainTextEdit):
         self.furniture: list[Furniture] = []
         self.page_starts: list[int] = []
         self.ocr_pages: set[int] = set()  # pages whose text OCR read: marked so
+        self.page_labels: list[str] = []  # the numbers printed on the pages, if the file says
         self._astral: list[int] = []
         self._highlight: tuple[int, int] | None = None
 
@@ -70,6 +72,9 @@ class TextView(QPlainTextEdit):
         self.furniture = list(document.furniture)
         self.page_starts = list(document.page_starts)
         self.ocr_pages = set(document.ocr_page_numbers())
+        self.page_labels = [
+            printed_label(document.page_labels, page) or "" for page in range(1, document.pages + 1)
+        ]
         self._astral = [i for i, char in enumerate(document.text) if ord(char) > 0xFFFF]
         heading_ends = [_line_end(document.text, h.offset) for h in document.headings]
         self.setPlainText(
@@ -98,6 +103,7 @@ class TextView(QPlainTextEdit):
         self.furniture = []
         self.page_starts = []
         self.ocr_pages = set()
+        self.page_labels = []
         self._astral = []
         self._highlight = None
         self.setPlainText("")
@@ -166,7 +172,11 @@ class TextView(QPlainTextEdit):
                 cursor.setPosition(self.to_qt(page_start))
                 rect = self.cursorRect(cursor)
                 painter.drawLine(rect.left(), rect.top(), width, rect.top())
-                marker = f"p. {index + 1}" + (" · OCR" if index + 1 in self.ocr_pages else "")
+                marker = f"p. {index + 1}"
+                if index < len(self.page_labels) and self.page_labels[index]:
+                    marker += f" (printed {one_line(self.page_labels[index], limit=12)})"
+                if index + 1 in self.ocr_pages:
+                    marker += " · OCR"
                 painter.drawText(
                     width - metrics.horizontalAdvance(marker) - 8, rect.top() + 10, marker
                 )

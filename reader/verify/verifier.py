@@ -44,6 +44,7 @@ class Pages(Protocol):
     """What a matcher needs of a document besides text: which page an offset is on."""
 
     def page_of(self, offset: int) -> int: ...
+    def page_label(self, page: int) -> str | None: ...
 
 
 def as_read_or_printed(
@@ -240,6 +241,7 @@ class QuoteMatcher:
 
     def _exact(self, chunk_id: str, position: int, length: int, occurrences: int) -> Verification:
         start, end = self._span(position, position + length)
+        page = self.document.page_of(start)
         reason = "the quote occurs in the cited source"
         if occurrences > 1:
             reason += f" (and {occurrences - 1} more time{'s' if occurrences > 2 else ''} "
@@ -250,13 +252,15 @@ class QuoteMatcher:
             chunk_id=chunk_id,
             start=start,
             end=end,
-            page=self.document.page_of(start),
+            page=page,
+            page_label=self.document.page_label(page),
             score=100.0,
             occurrences=occurrences,
         )
 
     def _fuzzy(self, chunk_id: str, aligned: Alignment) -> Verification:
         start, end = self._span(aligned.start, aligned.end)
+        page = self.document.page_of(start)
         on_ocr_text = self._ocr is not None and self._ocr.confidence_at(start) is not None
         if aligned.misread or aligned.uncertain or on_ocr_text:
             reason = ocr_reason(
@@ -278,7 +282,8 @@ class QuoteMatcher:
             chunk_id=chunk_id,
             start=start,
             end=end,
-            page=self.document.page_of(start),
+            page=page,
+            page_label=self.document.page_label(page),
             score=aligned.score,
             occurrences=0,
         )

@@ -72,4 +72,4 @@ def test_chunks_between_reads_a_window_by_position(tmp_path):
             store.chunks_between(doc_id, len(everything) - 2, len(everything) + 5)
             == (everything[-2:])
         )
-        assert store.page_starts(doc_id) == [0]
+        assert store.page_map(doc_id).starts == (0,)
