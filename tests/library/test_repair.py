@@ -215,3 +215,17 @@ def test_the_library_file_is_never_missing_while_the_repair_swaps_it_in(two_docu
     assert report.damaged_copy is not None and digest(report.damaged_copy) == damaged
     with Library() as library:
         assert len(library.documents()) == 2
+
+
+def test_repair_keeps_the_printed_page_numbers(two_documents, tmp_path):
+    from tests.ingest.test_page_labels import ROMAN_THEN_ARABIC, labelled_pdf
+
+    with Library() as library:
+        labelled_id = library.ingest(labelled_pdf(tmp_path, ROMAN_THEN_ARABIC)).doc_id
+    overwrite_pages(Path(two_documents["path"]), two_documents["essay_pages"][3:5])  # type: ignore[arg-type]
+
+    report = repair_library()
+
+    assert report.damage is not None and "labelled" in report.kept
+    with Library() as library:
+        assert library.document(labelled_id).page_labels == ["i", "ii", "1", "2"]
