@@ -58,6 +58,13 @@ _QUESTION_FORMS = frozenset(
     ]
 )
 _NUMBER = re.compile(r"\d")
+# A count or share written out: "fourteen years", "twenty-seven", "one quarter".
+_NUMBER_WORD = re.compile(
+    r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|four|fif|six|seven"
+    r"|eigh|nine)teen|(?:twen|thir|for|fif|six|seven|eigh|nine)ty|hundred|thousand|million"
+    r"|billion|half|quarter|third|dozen|percent|once|twice)\b",
+    re.IGNORECASE,
+)
 _YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
 # A Chinese or Japanese date: "2018年1月16日", "一九三七年八月一日".
 _CJK_DATE = re.compile(r"(?:\d{1,4}|[〇零一二三四五六七八九十]+)\s*[年月日]")
@@ -161,16 +168,20 @@ def _expected_kind(question: str) -> str | None:
         return "number"
     lowered = question.lower()
     if re.search(
-        r"\bhow (many|much|long|old|often|large|big|far)\b|\bwhat (percentage|share|"
-        r"proportion|number|rate|amount|size)\b|\bhow high\b",
+        r"\bhow (many|much|long|old|often|large|big|far)\b|\bwhat (?:\w+ ){0,2}(percentage|"
+        r"share|proportion|number|rate|amount|size|cost|price|sum|total|age|duration)\b"
+        r"|\bhow high\b",
         lowered,
     ):
         return "number"
-    if re.search(r"\b(when|what year|which year|what date|in what year)\b", lowered):
+    if re.search(
+        r"\b(when|what year|which year|what date|in what year|(what|which) (day|month))\b",
+        lowered,
+    ):
         return "year"
     if re.search(r"\b(who|whom|whose)\b", lowered):
         return "name"
-    if re.search(r"\b(why|what for|purpose|goal|aim)\b", lowered):
+    if re.search(r"\b(why|what for|purpose|goal|aim|explanation|reason|cause)\b", lowered):
         return "reason"
     return None
 
@@ -311,7 +322,7 @@ def _unit_end(reading: str, spans: list[tuple[int, int]], index: int) -> int:
 
 
 def _kind_bonus(kind: str | None, sentence: str) -> float:
-    if kind == "number" and _NUMBER.search(sentence):
+    if kind == "number" and (_NUMBER.search(sentence) or _NUMBER_WORD.search(sentence)):
         return 0.15
     if kind == "reason" and _REASON.search(sentence):
         return 0.1

@@ -89,3 +89,40 @@ def test_a_lead_in_alone_ranks_below_the_lead_in_with_its_list():
     question = "Which treatment regimens are recommended for children aged 3 to 11?"
     evidence = choose_evidence(question, [chunk], lambda terms: {t: 1.0 for t in terms}, limit=12)
     assert all(item.text != lead_in for item in evidence[:1])
+
+
+# Two sentences with the same words of the question; one holds what is asked for.
+KINDS = [
+    (
+        "What settlement amount did the label insist on before it would drop the suit?",
+        "The label would insist on a settlement before it would drop the suit, she said.",
+        "The label would insist on a settlement of twelve thousand dollars to drop the suit.",
+    ),
+    (
+        "How long did protection last under the first statute?",
+        "Protection under the first statute did last, and the printers took note.",
+        "Protection under the first statute did last for fourteen years.",
+    ),
+    (
+        "On what day did the courier leave the harbour?",
+        "The courier did leave the harbour by the north road, with the mail.",
+        "The courier did leave the harbour on the third day of September, 1838.",
+    ),
+    (
+        "What explanation is given for the smaller model lagging on recall?",
+        "The smaller model is lagging on recall, as the table shows.",
+        "The smaller model lagging on recall is attributed to its shorter training.",
+    ),
+]
+WORDY = " ".join(
+    "The tides, the cargo and the weather of the week were noted in the ledger." for _ in range(12)
+)
+
+
+def test_the_sentence_holding_the_kind_of_answer_asked_for_ranks_first(library, make_file):
+    for index, (question, without, holding) in enumerate(KINDS):
+        text = f"{without}\n\n{WORDY}\n\n{holding}\n\n{WORDY}"
+        doc_id = library.ingest(make_file(f"kind-{index}.txt", text.encode())).doc_id
+        chunks = [hit.chunk for hit in library.search(question, doc_id=doc_id, limit=10)]
+        best = choose_evidence(question, chunks, library.term_rarity, limit=4)[0]
+        assert readable(best.text).startswith(holding), (question, best.text)
