@@ -146,7 +146,7 @@ def test_a_changed_file_without_update_is_added_and_reported_as_changed(tmp_path
     completed = run("ingest", str(root))
     assert completed.returncode == 0
     note = "changed since it was ingested; --update replaces the old version"
-    assert "notes.md: added, 1 pages" in completed.stdout and note in completed.stdout
+    assert "notes.md: added, 1 page," in completed.stdout and note in completed.stdout
     assert f"  changed: {root / 'notes.md'}: {note}" in completed.stderr.splitlines()
 
 

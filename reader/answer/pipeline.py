@@ -46,7 +46,16 @@ from reader.answer.prompting import (
 )
 from reader.answer.stream_guard import RepetitionGuard, Stop
 from reader.errors import Cancelled, ReaderError
-from reader.records import Answer, AnswerMetrics, CheckedClaim, Chunk, Claim, SearchHit
+from reader.records import (
+    Answer,
+    AnswerMetrics,
+    CheckedClaim,
+    Chunk,
+    Claim,
+    PageStarts,
+    SearchHit,
+    page_name,
+)
 from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
 from reader.text.reading_view import readable
 from reader.verify import PassageVerifier
@@ -104,6 +113,7 @@ class AnswerSources(Protocol):
     def chunk(self, chunk_id: str) -> Chunk: ...
     def passage_verifier(self, doc_id: str, retrieved: Sequence[Chunk]) -> PassageVerifier: ...
     def keep_answer(self, answer: Answer) -> None: ...
+    def page_map(self, doc_id: str) -> PageStarts: ...
 
 
 class Answerer:
@@ -407,9 +417,11 @@ class Answerer:
         evidence = asking.evidence
         if evidence:
             best = evidence[0]
+            page = best.chunk.page_start
+            label = self.library.page_map(best.chunk.doc_id).page_label(page)
             reason = (
                 f"no passage holds more than {best.matched} of the question's "
-                f"{best.asked} key words together (the closest is on page {best.chunk.page_start})"
+                f"{best.asked} key words together (the closest is on {page_name(page, label)})"
             )
         else:
             reason = "no passage holds the question's key words"

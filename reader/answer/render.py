@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from reader.records import Answer, CheckedClaim
 from reader.text.escaping import (
+    counted,
     escape_markdown,
     escape_terminal,
     guard_markdown_line,
@@ -96,7 +97,7 @@ def verification_summary(answer: Answer) -> str:
     parts = []
     if metrics.model_claims:
         rate = metrics.model_supported / metrics.model_claims
-        claims = _plural(metrics.model_claims, "model claim")
+        claims = counted(metrics.model_claims, "model claim")
         part = (
             f"{claims}: {metrics.model_verified} verified, "
             f"{metrics.model_supported} supported by their quotes ({rate:.0%})"
@@ -105,12 +106,8 @@ def verification_summary(answer: Answer) -> str:
             part += f", {metrics.reanchored} linked to the sentence that says it"
         parts.append(part)
     if metrics.evidence_shown:
-        parts.append(_plural(metrics.evidence_shown, "evidence sentence"))
+        parts.append(counted(metrics.evidence_shown, "evidence sentence"))
     return "; ".join(parts)
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def _status_note(item: CheckedClaim, text: Callable[[str], str]) -> str:

@@ -10,7 +10,7 @@ import click
 
 from reader.commands.group import TIMEOUT_HELP, cli, echo_json, open_library
 from reader.errors import ReaderError
-from reader.text.escaping import one_line
+from reader.text.escaping import counted, one_line
 
 
 @cli.command(help="Ask a question of a document (or --library: of every document).")
@@ -86,11 +86,13 @@ def ask(
                         "start",
                         "end",
                         "page",
+                        "page_label",
                         "doc_id",
                         "shown_text",
                         "grounded",
                         "grounding_reason",
                         "ungrounded_words",
+                        "support_judged",
                         "origin",
                         "reanchored",
                         "cited_quote",
@@ -138,6 +140,13 @@ def history(doc: str | None, limit: int, as_json: bool) -> None:
         click.echo(
             f"    {verification_summary(answer)}; model {one_line(answer.model)}, {answer.mode}"
         )
+        # A claim checked again against the library as it is now may no longer hold.
+        for claim in answer.claims:
+            if not claim.verified:
+                click.echo(
+                    f'    not verified now: "{one_line(claim.claim.quote, limit=60)}": '
+                    f"{one_line(claim.verification.reason)}"
+                )
 
 
 @cli.command(help="Verification rate over time, by model and by document.")
@@ -166,10 +175,11 @@ def stats(as_json: bool) -> None:
         for key, row in figures[grouping].items():
             name = _document_name(key, titles) if grouping == "by_document" else one_line(key)
             click.echo(
-                f"  {name}: {row['answers']} answers, {row['model_claims']} model "
-                f"claims, {_percent(row['model_verified_rate'])} verified, "
+                f"  {name}: {counted(row['answers'], 'answer')}, "
+                f"{counted(row['model_claims'], 'model claim')}, "
+                f"{_percent(row['model_verified_rate'])} verified, "
                 f"{_percent(row['model_supported_rate'])} supported; "
-                f"{row['evidence_shown']} evidence sentences"
+                f"{counted(row['evidence_shown'], 'evidence sentence')}"
             )
     if figures.get("alert"):
         click.echo(f"warning: {figures['alert']}")

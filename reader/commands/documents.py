@@ -11,7 +11,8 @@ import click
 
 from reader.commands.group import EXPECTED_FAILURE, cli, echo_json, open_library
 from reader.errors import ReaderError
-from reader.text.escaping import one_line
+from reader.records import page_name
+from reader.text.escaping import clean, counted, one_line
 
 if TYPE_CHECKING:
     from reader.library.batch_report import BatchProgress, BatchReport, FileOutcome
@@ -105,8 +106,12 @@ def ingest(
                 click.echo(f"error: {one_line(str(outcome.reason))}", err=True)
         else:
             click.echo(f"{outcome.doc_id}  {one_line(str(outcome.path))}: {_state_words(outcome)}")
-            for warning in outcome.warnings:
-                click.echo(f"  warning: {one_line(warning)}", err=True)
+            # The warnings of a file read now, each naming it: they go to stderr, apart
+            # from its line. A file already in the library was warned about when read.
+            if outcome.added:
+                for warning in outcome.warnings:
+                    name = one_line(Path(outcome.path).name)
+                    click.echo(f"  warning: {name}: {one_line(warning)}", err=True)
         progress.redraw()
 
     with open_library() as library:
@@ -161,13 +166,20 @@ class IngestProgressLine:
 
 def _state_words(outcome: FileOutcome) -> str:
     read_by_ocr = f" ({outcome.ocr_pages} read by OCR)" if outcome.ocr_pages else ""
-    figures = f"{outcome.pages} pages{read_by_ocr}, {outcome.chars} chars, {outcome.chunks} chunks"
+    figures = (
+        f"{counted(outcome.pages, 'page')}{read_by_ocr}, {outcome.chars} chars, "
+        f"{counted(outcome.chunks, 'chunk')}"
+    )
     if outcome.state == "unchanged":
         return f"already in the library, {figures}"
     if outcome.state == "changed":
         return f"added, {figures} ({outcome.reason})"
     if outcome.state == "updated":
-        moved = f", {outcome.answers_moved} answers moved to it" if outcome.answers_moved else ""
+        moved = (
+            f", {counted(outcome.answers_moved, 'answer')} moved to it"
+            if outcome.answers_moved
+            else ""
+        )
         return f"updated, {figures}; replaces {', '.join(outcome.replaced)}{moved}"
     return f"added, {figures}"
 
@@ -208,15 +220,11 @@ def list_documents(stale: bool, as_json: bool) -> None:
         return
     for document in documents:
         ocr_pages = document.ocr_pages
-        ocr = f"{_page_count(len(ocr_pages))} read by OCR, " if ocr_pages else ""
+        ocr = f"{counted(len(ocr_pages), 'page')} read by OCR, " if ocr_pages else ""
         click.echo(
-            f"{document.id}  {one_line(document.title)}  ({_page_count(document.pages)}, "
-            f"{ocr}{document.chunks} chunks)  {one_line(document.path)}"
+            f"{document.id}  {one_line(document.title)}  ({counted(document.pages, 'page')}, "
+            f"{ocr}{counted(document.chunks, 'chunk')})  {one_line(document.path)}"
         )
-
-
-def _page_count(count: int) -> str:
-    return f"{count} page" + ("" if count == 1 else "s")
 
 
 def _list_stale(as_json: bool) -> None:
@@ -252,13 +260,17 @@ def rename(doc: str, title: str | None, reset: bool, password: str | None) -> No
     click.echo(f"{document.id}  {one_line(shown)}")
 
 
-@cli.command(help="Print a document's canonical text (DOC: a file path or a document id).")
+@cli.command(
+    help="Print a document's canonical text (DOC: a file path or a document id). Piped or "
+    "redirected, it is the canonical text exactly, so offsets point into it; on a terminal, "
+    "the control characters and escape sequences a file may hold are left out."
+)
 @click.argument("doc")
 @click.option("--password", help="Password for an encrypted PDF not yet in the library.")
 def text(doc: str, password: str | None) -> None:
     with open_library() as library:
         document = library.resolve(doc, password=password)
-    sys.stdout.write(document.text)
+    sys.stdout.write(clean(document.text) if sys.stdout.isatty() else document.text)
     sys.stdout.flush()
 
 
@@ -315,13 +327,16 @@ def search(query: str, doc: str | None, limit: int, as_json: bool) -> None:
             ]
         )
         return
+    if not hits:
+        where = "that document" if doc_id else "the library"
+        click.echo(f"No passage of {where} holds those words; try others.", err=True)
     for hit in hits:
         preview = one_line(hit.chunk.text)[:100]
         # Within one document its title would only repeat; across the library it says where.
         shown = titles.get(hit.chunk.doc_id) or hit.chunk.doc_id
         title = "" if doc_id else f"{one_line(shown, limit=40)}, "
         printed = pages[hit.chunk.doc_id].page_label(hit.chunk.page_start)
-        page = f"p{hit.chunk.page_start}" + (f" (printed {one_line(printed)})" if printed else "")
+        page = one_line(page_name(hit.chunk.page_start, printed, short=True))
         click.echo(f"{hit.score:7.3f}  {hit.chunk.id}  {title}{page}  {preview}")
 
 
@@ -386,9 +401,7 @@ def verify(
 
 def _page_name(result: dict[str, Any]) -> str:
     label = result.get("page_label")
-    if label is None:
-        return f"page {result['page']}"
-    return f"page {one_line(str(label))} (PDF page {result['page']})"
+    return one_line(page_name(int(result["page"]), None if label is None else str(label)))
 
 
 def _verification_line(quote: str | None, result: dict[str, Any]) -> str:

@@ -29,6 +29,7 @@ from reader.records.documents import (
     deep_link,
     furniture_from_json,
     page_at,
+    page_name,
     printed_label,
 )
 
@@ -55,5 +56,6 @@ __all__ = [
     "deep_link",
     "furniture_from_json",
     "page_at",
+    "page_name",
     "printed_label",
 ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from reader.records.documents import page_name
+
 VerificationStatus = Literal["exact", "fuzzy", "miss"]
 
 
@@ -31,10 +33,7 @@ class Verification:
         """The page as a reader cites it: "page 12", or where the file prints another
         number on it, that number first: "page xii (PDF page 14)". ``short``: "p.12",
         "p.xii (PDF p.14)". The printed number comes from the file: escape it."""
-        word = "p." if short else "page "
-        if self.page_label is None:
-            return f"{word}{self.page}"
-        return f"{word}{self.page_label} (PDF {word}{self.page})"
+        return page_name(self.page or 0, self.page_label, short)
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -115,6 +115,14 @@ def page_at(page_starts: Sequence[int], offset: int) -> int:
     return max(1, bisect_right(page_starts, offset))
 
 
+def page_name(page: int, label: str | None, short: bool = False) -> str:
+    """A page as a reader cites it: "page 12", or where the file prints another number
+    on it, that number first: "page xii (PDF page 14)"; ``short``: "p.12",
+    "p.xii (PDF p.14)". A label comes from the file: escape it where it is shown."""
+    word = "p." if short else "page "
+    return f"{word}{page}" if label is None else f"{word}{label} (PDF {word}{page})"
+
+
 def printed_label(page_labels: Sequence[str], page: int) -> str | None:
     """The number printed on 1-based ``page`` ("xii", "C1"), when the file gives one
     that is not the page's own number; else None."""

@@ -63,6 +63,11 @@ def clean(text: str) -> str:
     return _INVISIBLE.sub("", text)
 
 
+def counted(count: int, noun: str) -> str:
+    """A count and its noun as a line says them: "1 page", "2 pages"."""
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
 def one_line(text: str, limit: int | None = None) -> str:
     """``text`` cleaned and folded to one line: every run of whitespace is one space.
 

@@ -53,7 +53,9 @@ _LETTER_AFTER = r"(?=[^\W\d_])"
 # character, every space or dash after the first in a run ("--" typed
 # for an em dash), and the space between a word's closing full stop (or
 # colon, semicolon, question or exclamation mark) and the next word, which
-# PDFs often leave out ("copyright.When").
+# PDFs often leave out ("copyright.When"), and a backslash before "[": the
+# terminal escapes a bracket before a digit so it cannot pass for a claim
+# marker ("\[2019]13"), and a quote copied from there must still match.
 _DELETIONS = re.compile(
     _LETTER_BEFORE
     + r"- *"
@@ -62,6 +64,7 @@ _DELETIONS = re.compile(
     + r"|(?<= ) +"
     + r"|(?<=-)-+"
     + r"|(?<=[.!?;:]) +(?=[^\W\d_])"
+    + r"|\\(?=\[)"
 )
 
 # One CJK character (letter, punctuation or full-width form).
@@ -121,6 +124,7 @@ def normalize_key(text: str) -> str:
     # Most quotes hold nothing else the second pass deletes; skip the regex then.
     if (
         "-" in first
+        or "\\[" in first
         or any(mark in first for mark in _CLOSING_MARKS)
         or (not first.isascii() and CJK_CHARACTER.search(first))
     ):

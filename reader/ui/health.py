@@ -10,6 +10,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from reader.text.escaping import counted
 from reader.ui.labels import plain_label
 
 SERIES = (
@@ -121,9 +122,10 @@ class HealthPanel(QWidget):
         verified = overall.get("model_verified_rate")
         supported = overall.get("model_supported_rate")
         self.summary.setText(
-            f"{overall['answers']} answers; {overall.get('model_claims', 0)} claims by a model: "
+            f"{counted(overall['answers'], 'answer')}; "
+            f"{counted(overall.get('model_claims', 0), 'claim')} by a model: "
             f"{_percent(verified)} verified, {_percent(supported)} supported by their quotes; "
-            f"{overall.get('evidence_shown', 0)} evidence sentences shown"
+            f"{counted(overall.get('evidence_shown', 0), 'evidence sentence')} shown"
         )
         points = []
         for row in figures["per_answer"]:

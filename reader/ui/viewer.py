@@ -37,6 +37,12 @@ def highlight_color(widget_palette_dark: bool) -> QColor:
     return QColor(255, 200, 0, 150) if widget_palette_dark else QColor(255, 220, 0, 170)
 
 
+# C0 controls but the line breaks and tabs the text view shows as such, and DEL.
+_CONTROLS_AS_SPACES = {
+    code: " " for code in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F]
+}
+
+
 class TextView(QPlainTextEdit):
     """The document as read, with one highlighted span at a time.
 
@@ -77,11 +83,12 @@ class TextView(QPlainTextEdit):
         ]
         self._astral = [i for i, char in enumerate(document.text) if ord(char) > 0xFFFF]
         heading_ends = [_line_end(document.text, h.offset) for h in document.headings]
-        self.setPlainText(
-            reading_view(
-                document.text, self.furniture, keep_furniture=True, kept_breaks=heading_ends
-            )
+        shown = reading_view(
+            document.text, self.furniture, keep_furniture=True, kept_breaks=heading_ends
         )
+        # A control character a PDF left in its text (a BEL after each bullet) would be
+        # drawn as a box; a space keeps every offset where it was.
+        self.setPlainText(shown.translate(_CONTROLS_AS_SPACES))
         self._dim_furniture()
         self._highlight = None
         self.setExtraSelections([])

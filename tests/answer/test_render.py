@@ -38,3 +38,18 @@ def test_an_answer_about_one_chosen_document_gives_pages_only(library, make_file
     assert not answer.library_wide
     text = render_text(answer, library.store.titles(answer.doc_ids))
     assert "[1] p.1:" in text
+
+
+def test_a_quote_copied_from_the_terminal_verifies(library, make_file):
+    """A bracket before a digit in a quote ("[2019]13") is escaped so it cannot pass
+    for a claim marker, and a copy of the quote as printed is still found."""
+    text = "Decisions\n\nThe customs decision [2019]13 fined the importer for mislabelled goods."
+    doc_id = library.ingest(make_file("decision.txt", text.encode())).doc_id
+    answer = Answerer(library, None).ask("Which decision fined the importer?", [doc_id])
+    printed = render_text(answer)
+    assert "[2019]" not in printed.replace("\\[2019]", "")  # each one escaped
+    line = next(line for line in printed.splitlines() if line.startswith("[1]"))
+    copied = line.split('"')[1]
+    assert "\\[2019]13" in copied
+    verifier = library.verifier(doc_id)
+    assert verifier.verify(copied).status == "exact"

@@ -226,7 +226,7 @@ def test_the_command_reads_a_scan_and_lists_its_page_as_read_by_ocr(prose_scan):
 
     ingested = json.loads(reader_cli("ingest", "--json", str(prose_scan)).stdout)
     assert ingested["warnings"] == []
-    assert ", 1 page read by OCR, 1 chunks)" in reader_cli("list").stdout
+    assert ", 1 page read by OCR, 1 chunk)" in reader_cli("list").stdout
     chunks = json.loads(reader_cli("chunks", "--json", ingested["doc_id"]).stdout)
     assert [chunk["ocr_pages"] for chunk in chunks] == [[1]]
     assert "harbour froze" in chunks[0]["text"]

@@ -103,7 +103,7 @@ def test_the_command_line_gives_the_printed_page(library, tmp_path):
     runner = CliRunner()
     found = runner.invoke(cli, ["search", "six weeks"])
     assert found.exit_code == 0, found.output
-    assert "p1 (printed i)" in found.output  # the pages are short: one chunk holds them all
+    assert "p.i (PDF p.1)" in found.output  # the pages are short: one chunk holds them all
     checked = runner.invoke(cli, ["verify", str(path), "--quote", "the ships stayed in port"])
     assert "page 1 (PDF page 3)" in checked.output, checked.output
     listed = runner.invoke(cli, ["search", "six weeks", "--json"])

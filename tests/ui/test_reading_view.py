@@ -99,3 +99,17 @@ def test_a_heading_stays_on_its_own_line_above_its_paragraph(qtbot):
         assert f"{heading}  {paragraphs[0][:10]}" not in shown
     # The view is still the canonical text, character for character.
     assert len(shown) == len(document.text)
+
+
+def test_control_characters_a_pdf_left_show_as_spaces_at_their_offsets(qtbot):
+    from reader.records import Document
+
+    text = "Bullets:\n\n•\u2002\x07Laboratory-based testing.\n\n•\u2002\x07Point-of-care testing."
+    document = Document("d1", "t", "p", "pdf", text, [0], "x")
+    view = TextView()
+    qtbot.addWidget(view)
+    view.set_document(document)
+    shown = view.toPlainText()
+    assert "\x07" not in shown and len(shown) == len(text)
+    start = text.index("Point-of-care")
+    assert shown[start : start + 13] == "Point-of-care"

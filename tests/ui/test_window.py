@@ -226,7 +226,7 @@ def test_history_reopens_an_answer_and_export_has_quotes_and_pages(
     markdown = window.ask_panel.markdown()
     assert '"The price of grain doubled in 1710."' in markdown and "page 2" in markdown
     assert "verified" in markdown and "Unsupported" in markdown
-    assert "1 answers" in window.ask_panel.health.summary.text()
+    assert "1 answer;" in window.ask_panel.health.summary.text()
 
 
 def test_find_in_document(window, qtbot, make_pdf):

@@ -1,0 +1,57 @@
+"""`reader text`: the canonical text exactly when piped, safe to show on a terminal."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from reader.library import Library
+from tests.conftest import corpus_dir
+
+pytestmark = pytest.mark.corpus
+
+# The WHO guidelines print a BEL after each bullet.
+WHO = "pymupdf-test-3820-who-hcv-155p.pdf"
+
+
+def on_a_terminal(*args: str) -> bytes:
+    """What the command writes to a pseudo-terminal."""
+    master, slave = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "reader.cli", *args], stdout=slave)
+    os.close(slave)
+    received = bytearray()
+
+    def read() -> None:
+        while True:
+            try:
+                piece = os.read(master, 65536)
+            except OSError:  # the other end closed
+                return
+            if not piece:
+                return
+            received.extend(piece)
+
+    reader_thread = threading.Thread(target=read)
+    reader_thread.start()
+    assert process.wait(timeout=120) == 0
+    reader_thread.join(timeout=30)
+    os.close(master)
+    return bytes(received)
+
+
+def test_piped_text_is_the_canonical_text_and_a_terminal_gets_no_control_characters():
+    with Library() as library:
+        document = library.document(library.ingest(corpus_dir() / "pdf" / WHO).doc_id)
+    assert "\x07" in document.text
+    piped = subprocess.run(
+        [sys.executable, "-m", "reader.cli", "text", document.id], capture_output=True, check=True
+    )
+    assert piped.stdout.decode("utf-8") == document.text
+    shown = on_a_terminal("text", document.id)
+    assert b"\x07" not in shown and b"\x1b" not in shown
+    assert "Laboratory-based HCV reflex testing" in shown.decode("utf-8")
