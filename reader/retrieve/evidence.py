@@ -32,6 +32,8 @@ from reader.text.words import STOPWORDS, stem, words
 
 MIN_SENTENCE_CHARS = 25
 MAX_SENTENCE_CHARS = 420
+# A list's lead-in with its items may run longer than a sentence.
+MAX_LIST_CHARS = 700
 # Fewer of the question's distinct content words than this in the best
 # evidence: the documents do not answer the question.
 MIN_MATCHED_TERMS = 2
@@ -232,7 +234,8 @@ def choose_evidence(
                     continue
                 end = spans[last][1]
                 text = reading[start:end]
-                if not MIN_SENTENCE_CHARS <= len(text) <= MAX_SENTENCE_CHARS:
+                longest = MAX_LIST_CHARS if last > index + 1 else MAX_SENTENCE_CHARS
+                if not MIN_SENTENCE_CHARS <= len(text) <= longest:
                     continue
                 unit = [s for piece in stems[index : last + 1] for s in piece]
                 present = set(unit) & weight_of.keys()
@@ -305,20 +308,22 @@ def _introduces_list(text: str) -> bool:
 
 def _unit_end(reading: str, spans: list[tuple[int, int]], index: int) -> int:
     """The last sentence of the longer unit starting at sentence ``index``: the
-    next one; for a list's lead-in, the items that follow it (those marked as
-    items, up to ``LIST_ITEMS`` and the longest evidence allowed)."""
+    next one; where either introduces a list, the items that follow it too (those
+    marked as items, up to ``LIST_ITEMS`` and the longest list evidence allowed),
+    so a lead-in ("The three priority areas are:") never ends the evidence."""
     start, end = spans[index]
-    if not _introduces_list(reading[start:end]):
+    lead_in = index if _introduces_list(reading[start:end]) else index + 1
+    if lead_in >= len(spans) or not _introduces_list(reading[slice(*spans[lead_in])]):
         return index + 1
-    last = index + 1
-    for following in range(index + 2, min(index + 1 + LIST_ITEMS, len(spans))):
+    last = lead_in
+    for following in range(lead_in + 1, min(lead_in + 1 + LIST_ITEMS, len(spans))):
         item_start, item_end = spans[following]
         if not _LIST_ITEM.match(reading[item_start:item_end]):
             break
-        if item_end - start > MAX_SENTENCE_CHARS:
+        if item_end - start > MAX_LIST_CHARS:
             break
         last = following
-    return last
+    return max(last, index + 1)
 
 
 def _kind_bonus(kind: str | None, sentence: str) -> float:

@@ -126,3 +126,26 @@ def test_the_sentence_holding_the_kind_of_answer_asked_for_ranks_first(library, 
         chunks = [hit.chunk for hit in library.search(question, doc_id=doc_id, limit=10)]
         best = choose_evidence(question, chunks, library.term_rarity, limit=4)[0]
         assert readable(best.text).startswith(holding), (question, best.text)
+
+
+PRIORITIES = (
+    "These updated guidelines build on the 2018 guidelines on treatment and the 2017 "
+    "guidelines on testing. The three priority areas are:\n\n"
+    "• treatment of adolescents and children from three years of age\n\n"
+    "• simplified service delivery through decentralization and task sharing\n\n"
+    "• point-of-care viral load and reflex testing.\n\n"
+    "Each area has a chapter of its own."
+)
+
+
+def test_a_sentence_followed_by_a_lead_in_brings_the_list_too():
+    """The sentence before a lead-in may hold the question's words; the evidence
+    then runs on through the list, never stopping at "are:"."""
+    from reader.records import Chunk
+
+    chunk = Chunk("c" * 16, "d", 0, 0, len(PRIORITIES), PRIORITIES)
+    question = "What are the three priority areas of the updated guidelines?"
+    best = choose_evidence(question, [chunk], lambda terms: {t: 1.0 for t in terms})[0].text
+    assert best.startswith("These updated guidelines build on")
+    assert "point-of-care viral load and reflex testing." in best
+    assert not best.rstrip().endswith(":")
