@@ -48,6 +48,8 @@ class ViewerPanel(QWidget):
         self.find_box.installEventFilter(self)
         self.find_box.hide()
         self.title = plain_label("Open a document from the library, or drop one here.")
+        # A long title wraps rather than widening the window past the screen.
+        self.title.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addWidget(self.find_box)

@@ -316,3 +316,14 @@ def test_reader_shot_saves_the_window_after_a_click(tmp_path, make_pdf):
 
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1000, 700)
+
+
+def test_a_long_title_wraps_and_leaves_the_window_its_size(window, qtbot, make_file):
+    title = " ".join(["Treatment of adolescents and children with chronic infection"] * 4)
+    path = make_file("long.md", f"# {title}\n\nThe fee is due monthly.\n".encode())
+    open_document(window, qtbot, path)
+    assert title[:40] in window.viewer.title.text()
+    window.resize(1200, 800)
+    qtbot.wait(50)
+    assert window.width() == 1200
+    assert window.minimumSizeHint().width() <= 1200
