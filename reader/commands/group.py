@@ -56,7 +56,7 @@ def _selftest(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     expose_value=False,
     is_eager=True,
     callback=_selftest,
-    help="Check this installation: ingest the sample, answer with the embedded model, "
+    help="Check this installation: ingest the sample, answer with the model `reader ask` uses, "
     "verify, read a scanned page by OCR, render the window offscreen; exit 0 or say which "
     "step failed.",
 )
