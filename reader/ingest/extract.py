@@ -8,6 +8,7 @@ raised as an ``IngestError`` whose message says what to do.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,12 +144,28 @@ def _open_pymupdf(path: Path, kind: str, password: str | None) -> pymupdf.Docume
             raise EncryptedDocumentError(
                 f"{path.name} is password-protected: ingest it again with --password."
             )
-        if not document.authenticate(password):
+        if not document.authenticate(password) and not (
+            _saslprep(password) != password and document.authenticate(_saslprep(password))
+        ):
             document.close()
             raise EncryptedDocumentError(
                 f"The password given for {path.name} is not right: check it and try again."
             )
     return document
+
+
+# Characters SASLprep (RFC 4013) maps to nothing: a password typed or pasted with
+# them is the password without them.
+_MAPPED_TO_NOTHING = dict.fromkeys(
+    map(ord, "\u00ad\u034f\u1806\u180b\u180c\u180d\u200b\u200c\u200d\u2060\ufeff"), None
+)
+
+
+def _saslprep(password: str) -> str:
+    """The password as a PDF with AES-256 encryption compares it (SASLprep, as its
+    standard asks): "S\u00aaSL\u00adprep" is "SaSLprep"."""
+    spaced = "".join(" " if char.isspace() else char for char in password)
+    return unicodedata.normalize("NFKC", spaced.translate(_MAPPED_TO_NOTHING))
 
 
 def _extract_pymupdf(

@@ -94,6 +94,12 @@ def test_encrypted_corpus_pdfs_open_with_their_passwords(library):
         assert result.chars > 0, name
 
 
+def test_a_password_as_written_opens_a_pdf_that_wants_it_saslprepped(library):
+    """AES-256 PDFs compare a password after SASLprep; a user types it as written."""
+    path = corpus_dir() / "pdf" / "pdfjs-saslprep-r6-unicode-password.pdf"
+    assert library.ingest(path, password="S\u00aaSL\u00adprep").chars > 0
+
+
 def test_page_geometry_rebuilds_the_canonical_text_exactly():
     corpus = corpus_dir()
     names = [
