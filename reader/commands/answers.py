@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +72,11 @@ def ask(
                 err=True,
             )
         chosen_mode = mode or load_settings().mode
-        answer = Answerer(library, backend, mode=chosen_mode).ask(question, doc_ids)
+        answerer = Answerer(library, backend, mode=chosen_mode)
+        if answerer.uses_model and backend is not None and sys.stderr.isatty():
+            # A model takes seconds (minutes on a busy machine): say what is happening.
+            click.echo(f"answering with {one_line(backend.name)}…", err=True)
+        answer = answerer.ask(question, doc_ids)
         if as_json:
             data = answer.to_json()
             data["claims"] = [
@@ -327,12 +332,11 @@ def models(context: click.Context) -> None:
         default = None
     click.echo("Installed:")
     for path in available_models():
-        notes = [" (embedded)" if path == embedded else ""]
-        notes.append(" (the default)" if path == default else "")
+        notes = ["embedded"] if path == embedded else []
+        notes += ["the default"] if path == default else []
+        said = f" ({', '.join(notes)})" if notes else ""
         size = path.stat().st_size / 1e6
-        click.echo(
-            f"  {one_line(path.name)}{''.join(notes)}  {size:,.0f} MB  {one_line(str(path))}"
-        )
+        click.echo(f"  {one_line(path.name)}{said}  {size:,.0f} MB  {one_line(str(path))}")
     click.echo("Can be installed (download and installed size; measured on 2 cores):")
     for model in CATALOGUE:
         if installed_path(model, models_dir()) is not None:

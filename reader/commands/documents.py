@@ -11,7 +11,7 @@ import click
 
 from reader.commands.group import EXPECTED_FAILURE, cli, echo_json, open_library
 from reader.errors import ReaderError
-from reader.records import page_name
+from reader.records import Verification, page_name
 from reader.text.escaping import clean, counted, one_line
 
 if TYPE_CHECKING:
@@ -376,17 +376,8 @@ def verify(
             requests = list(_read_batch(batch))
         any_missed = False
         for request in requests:
-            if "error" in request:
-                result: dict[str, Any] = {
-                    "status": "miss",
-                    "reason": request["error"],
-                    "chunk_id": None,
-                    "start": None,
-                    "end": None,
-                    "page": None,
-                    "score": 0.0,
-                    "occurrences": 0,
-                }
+            if "error" in request:  # a line with no quote: a miss, with the same fields
+                result: dict[str, Any] = Verification("miss", request["error"]).to_json()
             else:
                 result = verifier.verify(request["quote"], request.get("source")).to_json()
             if result["status"] == "miss":

@@ -153,7 +153,7 @@ def reader_cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_models_lists_what_is_installed_and_what_can_be(reader_home):
     listed = reader_cli("models")
     assert listed.returncode == 0, listed.stderr
-    assert "SmolLM2-135M" in listed.stdout and "(embedded) (the default)" in listed.stdout
+    assert "SmolLM2-135M" in listed.stdout and "(embedded, the default)" in listed.stdout
     for model in CATALOGUE:
         line = next(line for line in listed.stdout.splitlines() if f"  {model.name}  " in line)
         assert f"{model.size / 1e9:.1f} GB" in line and model.licence in line

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from reader.cli import cli
@@ -52,3 +53,15 @@ def test_a_folder_ingest_warning_names_its_file_and_is_said_once(tmp_path, make_
     assert "  warning: half-empty.pdf: " in first.stderr, first.stderr
     again = invoke("ingest", str(folder))
     assert "warning" not in again.stderr  # already in the library: warned when it was read
+
+
+@pytest.mark.model
+def test_a_terminal_is_told_while_a_model_answers(tmp_path):
+    from tests.commands.test_text_command import on_a_terminal
+
+    path = tmp_path / "fees.txt"
+    path.write_text(FEES, encoding="utf-8")
+    shown = on_a_terminal("ask", str(path), "How much is the harbour fee?", "--mode", "constrained")
+    assert "answering with SmolLM2" in shown.decode("utf-8")
+    piped = invoke("ask", str(path), "How much is the harbour fee?", "--mode", "constrained")
+    assert "answering with" not in piped.stderr

@@ -20,9 +20,11 @@ WHO = "pymupdf-test-3820-who-hcv-155p.pdf"
 
 
 def on_a_terminal(*args: str) -> bytes:
-    """What the command writes to a pseudo-terminal."""
+    """What the command writes to a pseudo-terminal (its output and its errors)."""
     master, slave = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "reader.cli", *args], stdout=slave)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "reader.cli", *args], stdout=slave, stderr=slave
+    )
     os.close(slave)
     received = bytearray()
 
