@@ -35,6 +35,14 @@ _META_PREFIXES = [
     )
 ]
 
+# A sentence after the claim about the quote itself: "... 'destroying water.' This
+# quote directly answers the question by providing the literal definition."
+_META_SUFFIX = re.compile(
+    rf"(?<=[.!?])(['\"\u2019\u201d]?)\s+(?:{_SOURCE}\s+(?:directly\s+|clearly\s+)?"
+    rf"(?:answers?|{_VERB})|this\s+(?:directly\s+|clearly\s+)?answers?)\b[^.!?]*[.!?]?\s*$",
+    re.IGNORECASE,
+)
+
 # "is not specified in the passage", "the passages do not say", "no information
 # about": the model's own finding that nothing given answers the question.
 _NOT_ANSWERED = [
@@ -66,6 +74,9 @@ def strip_meta(text: str) -> str:
     nobody reads them.
     """
     cleaned = _INVISIBLE.sub("", text).strip()
+    suffix = _META_SUFFIX.search(cleaned)
+    if suffix:
+        cleaned = cleaned[: suffix.start()] + suffix.group(1)
     for _ in range(2):  # "According to the text, the passage states that ..."
         for pattern in _META_PREFIXES:
             match = pattern.match(cleaned)

@@ -48,6 +48,7 @@ from reader.verify.numbers import (
 )
 
 _CJK_RUN = re.compile(f"[{CJK_LETTERS}]+")
+_SAYS_ITS_STEM = re.compile(r"\b(?:pre|re)[-\u2010\u2011](\w+)", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"[,;:.!?()]|\s(?:but|however|although|though|whereas|while)\s")
 
 # fmt: off
@@ -66,7 +67,10 @@ class _Vocabulary:
 
     @classmethod
     def of(cls, text: str) -> _Vocabulary:
-        tokens = words(text)
+        # "pre-fetch data" says "fetch data" too, and "re-elected" "elected"; not
+        # so a prefix that negates ("non-", "un-"), reverses ("de-") or shares
+        # ("co-wrote" is not "wrote").
+        tokens = words(text) + words(" ".join(_SAYS_ITS_STEM.findall(text)))
         numbers = {value for value in map(number_value, tokens) if value is not None}
         numbers.update(value for _, _, value in number_phrases(tokens))
         return cls(frozenset(tokens), frozenset(stem(t) for t in tokens), frozenset(numbers))
@@ -104,9 +108,40 @@ LIGHT_WORDS = frozenset([
     "indicated", "include", "includes", "included", "including", "consist", "consists",
     "consisting", "involve", "involves", "involved", "make", "makes", "made", "get", "gets",
     "got", "take", "takes", "took", "taken", "there", "way", "ways", "thing", "things",
-    "something",
+    "something", "contain", "contains", "contained", "containing",
 ])
 # fmt: on
+
+# Verbs that say the same of what someone held true: "Forster thought" is
+# "Forster believed". Which one the claim uses adds nothing.
+# fmt: off
+_BELIEF_VERBS = frozenset([
+    "think", "thinks", "thought", "believe", "believes", "believed", "feel", "feels", "felt",
+    "suppose", "supposes", "supposed", "consider", "considers", "considered",
+])
+# fmt: on
+
+
+# Words that count one of what follows them, as "one" does: "to one server" says
+# what "to a given server" and "with any server" say.
+_ONE_OF = frozenset(["a", "an", "any", "each", "single", "given"])
+
+
+def _one_of(claim_tokens: list[str], position: int, quote_tokens: list[str]) -> bool:
+    """Whether "one" at ``position`` counts a thing the quote names after a word that
+    counts one of it."""
+    if position + 1 >= len(claim_tokens):
+        return False
+    counted = stem(claim_tokens[position + 1])
+    return any(
+        stem(token) == counted and quote_tokens[index - 1] in _ONE_OF
+        for index, token in enumerate(quote_tokens)
+        if index > 0
+    )
+
+
+def _has_kin(token: str, source: _Vocabulary) -> bool:
+    return token in _BELIEF_VERBS and bool(_BELIEF_VERBS & source.words)
 
 
 def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
@@ -145,7 +180,12 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
             continue
         value = number_value(token)
         if value is not None:
-            if value not in source.numbers and not (token in NUMBER_WORDS and source.has(token)):
+            said_as_one = token == "one" and _one_of(claim_tokens, position, words(quote))
+            if (
+                value not in source.numbers
+                and not (token in NUMBER_WORDS and source.has(token))
+                and not said_as_one
+            ):
                 kinds.setdefault(token, "number")
             else:
                 said.append(token)
@@ -156,7 +196,7 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         after_number = False
         if token in NEGATIONS or token in STOPWORDS or counted:
             continue
-        if source.has(token):
+        if source.has(token) or _has_kin(token, source):
             said.append(token)
             beyond_question += not asked.has(token)
         elif token not in LIGHT_WORDS and not asked.has(token):
@@ -216,9 +256,11 @@ _QUALIFIER_FAMILY = {
         ["most", "mostly", "mainly", "largely", "generally", "usually", "typically", "often"],
         "most",
     ),
-    **dict.fromkeys(["several", "partly", "sometimes", "occasionally"], "some"),
+    **dict.fromkeys(["several", "partly", "somewhat", "sometimes", "occasionally"], "some"),
     **dict.fromkeys(["few", "rarely", "seldom", "hardly"], "few"),
 }
+# How many content words after a qualifier it bears on.
+QUALIFIER_REACH = 3
 # A condition: "when this code is returned, the response should..." is not "this
 # code is returned". Read only where the claim begins with what the condition says.
 _CONDITIONS = frozenset(["if", "when", "whenever", "unless", "provided"])
@@ -236,8 +278,10 @@ def _qualifier_problem(claim_tokens: list[str], quote_tokens: list[str]) -> str 
         family = _QUALIFIER_FAMILY.get(token)
         if family is None or family in claim_families:
             continue
-        qualified = next((stem(t) for t in quote_tokens[index + 1 :] if t not in STOPWORDS), None)
-        if qualified is not None and qualified in claim_stems:
+        # A qualifier bears on the words it stands before, not only the next one:
+        # "typically support uniform encryption" qualifies the encryption too.
+        qualified = [stem(t) for t in quote_tokens[index + 1 :] if t not in STOPWORDS]
+        if claim_stems & set(qualified[:QUALIFIER_REACH]):
             return f"the quote says '{token}' and the claim drops it"
     claim_content = [t for t in claim_tokens if t not in STOPWORDS and t not in NEGATIONS]
     if claim_content and not _CONDITIONS & set(claim_tokens):
@@ -269,7 +313,7 @@ REPORTING_VERBS = frozenset([
 
 # Every word a rule above reads for its meaning, not only for being in the quote.
 WORDS_WITH_RULES = frozenset(
-    [*_QUALIFIER_FAMILY, *_CONDITIONS, *_UNIVERSAL_FAMILY, *REPORTING_VERBS]
+    [*_QUALIFIER_FAMILY, *_CONDITIONS, *_UNIVERSAL_FAMILY, *REPORTING_VERBS, *_BELIEF_VERBS]
 )
 
 

@@ -189,7 +189,10 @@ def bounding_negations(tokens: list[str]) -> set[int]:
 
 def _bound_before(tokens: list[str], index: int) -> str | None:
     """How the words before ``tokens[index]`` bound the number there."""
-    before = " ".join(tokens[max(0, index - _BOUND_WINDOW) : index])
+    preceding = tokens[max(0, index - _BOUND_WINDOW) : index]
+    if preceding and preceding[-1] in ("a", "an"):  # "more than a thousand"
+        preceding = preceding[:-1]
+    before = " ".join(preceding)
     return next((bound for pattern, bound in _BOUNDS if pattern.search(before)), None)
 
 

@@ -16,6 +16,13 @@ from reader.answer.hygiene import says_not_answered, strip_meta
         ("It is stated in the passage that rents rose.", "Rents rose."),
         ("According to the text, the passage says that rents rose.", "Rents rose."),
         ("The FAA barred U.\u200dS.\u200d operators.", "The FAA barred U.S. operators."),
+        (
+            "Wailuku means 'destroying water.' This quote directly answers the question by "
+            "providing the literal definition.",
+            "Wailuku means 'destroying water.'",
+        ),
+        ("The fee is due monthly. This answers the question.", "The fee is due monthly."),
+        ('The fee is "monthly." The passage states this clearly.', 'The fee is "monthly."'),
     ],
 )
 def test_meta_phrases_are_stripped(written, cleaned):
@@ -30,6 +37,8 @@ def test_meta_phrases_are_stripped(written, cleaned):
         "Information theory began in 1948.",
         "In documents filed in 2004, the agency said so.",
         "The passage.",  # nothing but the wrapper: kept, and the support check refuses it
+        "The report was published in 2019. It shows a rise.",
+        "He said it. That was new.",
     ],
 )
 def test_statements_about_the_document_are_left_alone(claim):

@@ -327,3 +327,66 @@ def test_a_condition_the_claim_drops_is_not_grounded():
     assert not result.grounded and "'when'" in result.reason
     claim = "When this status code is returned, the response should include a Content-Range field."
     assert check_grounding(claim, quote).grounded
+
+
+def test_a_qualifier_bears_on_the_words_after_it_not_only_the_next():
+    quote = "HPC data storage systems typically support uniform encryption at the file level."
+    result = check_grounding(
+        "The publication mandates uniform encryption.",
+        quote,
+        "Which encryption does the publication mandate?",
+    )
+    assert not result.grounded
+    assert "'typically'" in result.reason
+    assert check_grounding("Storage systems typically support uniform encryption.", quote).grounded
+
+
+def test_somewhat_is_a_qualifier_the_claim_must_keep():
+    quote = "A sailor's protection answered somewhat the purpose of free papers."
+    assert not check_grounding(
+        "A sailor's protection answered the purpose of free papers.", quote
+    ).grounded
+    assert check_grounding(
+        "A sailor's protection answered somewhat the purpose of free papers.", quote
+    ).grounded
+
+
+def test_a_word_after_pre_or_re_is_said_but_not_after_a_negating_prefix():
+    quote = "Burst buffers can pre-fetch data and re-send it; the paint is non-toxic."
+    assert check_grounding("Burst buffers fetch data.", quote).grounded
+    assert check_grounding("Burst buffers send data.", quote).grounded
+    result = check_grounding("The paint is toxic.", quote)
+    assert not result.grounded and "toxic" in result.missing
+
+
+def test_believing_verbs_say_the_same_but_not_fearing_or_hoping():
+    quote = "Colonel Forster believed that more than a thousand pounds would be necessary."
+    assert check_grounding(
+        "Forster thought more than 1000 pounds would be necessary.", quote
+    ).grounded
+    result = check_grounding("Forster feared more than 1000 pounds would be necessary.", quote)
+    assert not result.grounded and "feared" in result.missing
+
+
+def test_more_than_a_thousand_is_more_than_1000_and_not_1000():
+    quote = "More than a thousand pounds would be necessary."
+    assert check_grounding("Over 1000 pounds would be necessary.", quote).grounded
+    assert not check_grounding("About 1000 pounds would be necessary.", quote).grounded
+
+
+def test_one_may_count_what_the_quote_counts_with_a_or_any_but_not_another_number():
+    quote = "A single-user client SHOULD NOT maintain more than 2 connections with any server."
+    claim = "A single-user client should not maintain more than 2 connections with one server."
+    assert check_grounding(claim, quote).grounded
+    result = check_grounding(
+        "A client should not maintain more than 2 connections with one server.",
+        "A client SHOULD NOT maintain more than 2 connections with two servers.",
+    )
+    assert not result.grounded and "one" in result.missing
+
+
+def test_contained_adds_nothing_as_included_does():
+    quote = "The instruction dataset features more than 500,000 examples."
+    assert check_grounding(
+        "The instruction dataset contained over 500,000 examples.", quote
+    ).grounded
