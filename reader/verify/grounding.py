@@ -83,19 +83,30 @@ class _Vocabulary:
 _NEGATION_FAMILY = {"no": "not", "cannot": "not"}
 
 
-def _negations(tokens: list[str]) -> set[tuple[str, str | None]]:
-    """(negation, stem of the first content word after it) for each negation that
-    does more than bound a number."""
+def _negations(tokens: list[str]) -> set[tuple[str, frozenset[str]]]:
+    """(negation, stems of the two content words after it) for each negation that
+    does more than bound a number: "no definitive data" negates the data too."""
     found = set()
     bounding = bounding_negations(tokens)
     for index, token in enumerate(tokens):
         if token in NEGATIONS and index not in bounding:
-            negated = next(
-                (stem(t) for t in tokens[index + 1 :] if t not in STOPWORDS and t not in NEGATIONS),
-                None,
-            )
-            found.add((_NEGATION_FAMILY.get(token, token), negated))
+            negated = [
+                stem(t) for t in tokens[index + 1 :] if t not in STOPWORDS and t not in NEGATIONS
+            ]
+            found.add((_NEGATION_FAMILY.get(token, token), frozenset(negated[:2])))
     return found
+
+
+def _unmatched_negations(
+    claim: set[tuple[str, frozenset[str]]], quote: set[tuple[str, frozenset[str]]]
+) -> list[str]:
+    """The claim's negations that no negation of the quote's matches: the same kind,
+    bearing on a word they share (or on nothing, at the end of both)."""
+    return sorted(
+        kind
+        for kind, negated in claim
+        if not any(kind == other and (negated & said or negated == said) for other, said in quote)
+    )
 
 
 # Words a claim may add that say nothing of their own: "the samples used in the
@@ -108,7 +119,8 @@ LIGHT_WORDS = frozenset([
     "indicated", "include", "includes", "included", "including", "consist", "consists",
     "consisting", "involve", "involves", "involved", "make", "makes", "made", "get", "gets",
     "got", "take", "takes", "took", "taken", "there", "way", "ways", "thing", "things",
-    "something", "contain", "contains", "contained", "containing",
+    "something", "contain", "contains", "contained", "containing", "occur", "occurs",
+    "occurred", "occurring",
 ])
 # fmt: on
 
@@ -215,7 +227,7 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         problems.append(f"{what} not in the quote: {listed}{more}")
     claim_negations = _negations(claim_tokens)
     quote_negations = _negations(words(quote))
-    added = sorted(n for n, _ in claim_negations - quote_negations)
+    added = _unmatched_negations(claim_negations, quote_negations)
     quote_negation = _negation_in_drawn_clauses(quote, claim_tokens)
     if added:
         problems.append(f"the claim says '{added[0]}' where the quote does not")

@@ -56,11 +56,26 @@ NUMBER_WORDS.update(
 )
 
 
+# "the third day" is "the 3rd day". "First" and "second" are left as words: they
+# are as often "earliest" and a unit of time as they are ordinals.
+_ORDINAL_WORDS = {
+    word: f"{value}th"
+    for value, word in enumerate(
+        ["third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"], start=3
+    )
+}
+_ORDINAL_WORDS.update({"eleventh": "11th", "twelfth": "12th"})
+_ORDINAL = re.compile(r"^([0-9]+)(?:st|nd|rd|th)$")
+
+
 def number_value(token: str) -> str | None:
     if _NUMBER.match(token):
         # "1,000" and "1000" are one number; "1.5" keeps its point.
         return token.replace(",", "")
-    return NUMBER_WORDS.get(token)
+    ordinal = _ORDINAL.match(token)
+    if ordinal:
+        return f"{int(ordinal.group(1))}th"
+    return NUMBER_WORDS.get(token) or _ORDINAL_WORDS.get(token)
 
 
 _MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
@@ -203,8 +218,16 @@ def _percent_after(tokens: list[str], index: int) -> bool:
 def _number_readings(tokens: list[str]) -> dict[str, set[tuple[str | None, bool]]]:
     """For each number value in ``tokens``: the bounds and units it is said with."""
     readings: dict[str, set[tuple[str | None, bool]]] = {}
-    spans = [(i, i + 1, v) for i, t in enumerate(tokens) if (v := number_value(t)) is not None]
-    spans += number_phrases(tokens)
+    phrases = number_phrases(tokens)
+    # A word of a number said in several ("fifty" of "fifty thousand") is not a
+    # number of its own.
+    inside = {index for first, end, _ in phrases for index in range(first, end)}
+    spans = [
+        (i, i + 1, v)
+        for i, t in enumerate(tokens)
+        if i not in inside and (v := number_value(t)) is not None
+    ]
+    spans += phrases
     for first, end, value in spans:
         reading = (_bound_before(tokens, first), _percent_after(tokens, end - 1))
         readings.setdefault(value, set()).add(reading)

@@ -390,3 +390,30 @@ def test_contained_adds_nothing_as_included_does():
     assert check_grounding(
         "The instruction dataset contained over 500,000 examples.", quote
     ).grounded
+
+
+def test_an_ordinal_in_figures_is_the_ordinal_in_words_and_no_other():
+    quote = "On Monday, the third day of September, 1838, I bade farewell to Baltimore."
+    assert check_grounding("He bade farewell to Baltimore on September 3rd.", quote).grounded
+    result = check_grounding("He bade farewell to Baltimore on September 4th.", quote)
+    assert not result.grounded and "4th" in result.missing
+
+
+def test_a_negation_bears_on_the_words_after_an_adjective():
+    quote = "The FAA has received no definitive data to provide cost estimates."
+    assert check_grounding("The FAA has no data to provide cost estimates.", quote).grounded
+    result = check_grounding("The FAA has no estimates.", "The FAA has cost estimates and data.")
+    assert not result.grounded and "says 'not' where the quote does not" in result.reason
+
+
+def test_occurred_adds_nothing_to_what_the_quote_counts():
+    quote = "An accident after takeoff resulted in 157 fatalities."
+    assert check_grounding("157 fatalities occurred.", quote).grounded
+    assert not check_grounding("158 fatalities occurred.", quote).grounded
+
+
+def test_a_bound_on_a_number_in_words_is_named_with_the_whole_number():
+    quote = "I suppose you would not ask above fifty thousand pounds."
+    result = check_grounding("You would ask for fifty thousand pounds.", quote)
+    assert not result.grounded
+    assert "'at most 50000'" in result.reason
