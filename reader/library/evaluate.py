@@ -18,7 +18,8 @@ history are not touched). Figures, per run:
 - ``evidence_hit``: answerable questions where a verified span overlaps the
   gold evidence (a check on offsets, not on wording);
 - ``answer_stated``: answerable questions where a linked claim's shown words
-  (the claim's own when grounded, else its quote's) contain a gold answer;
+  (the claim's own when grounded, else its quote's) contain a gold answer, as
+  written or word for word up to inflection;
 - ``model_stated``: the same, counting only grounded sentences a model wrote
   (not the evidence sentences given as claims);
 - ``verification_rate``: verified claims among all claims;
@@ -53,7 +54,8 @@ from reader.answer.pipeline import Answerer
 from reader.errors import ReaderError
 from reader.library.library import Library
 from reader.text.normalize import normalize_key
-from reader.verify.grounding import check_grounding
+from reader.text.words import STOPWORDS, stem, words
+from reader.verify.grounding import NEGATIONS, check_grounding
 
 
 @dataclass
@@ -301,8 +303,20 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 
 def _contains_answer(text: str, answers: list[str]) -> bool:
+    """Whether ``text`` states a gold answer: as written, or every word of it up to
+    inflection ("MuPDF swallows errors during interpretation" states "swallow errors
+    during interpretation"; "external, internal and backend nodes" states "external
+    nodes, internal nodes, and backend nodes"). A negation of the answer's counts as
+    a word; numbers match as written."""
     shown = normalize_key(text)
-    return any(normalize_key(answer) in shown for answer in answers if answer.strip())
+    if any(normalize_key(answer) in shown for answer in answers if answer.strip()):
+        return True
+    said = {stem(token) for token in words(text)}
+    for answer in answers:
+        needed = {stem(t) for t in words(answer) if t not in STOPWORDS or t in NEGATIONS}
+        if needed and needed <= said:
+            return True
+    return False
 
 
 # -- the support check on claims labelled by hand ----------------------------------------
