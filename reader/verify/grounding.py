@@ -152,6 +152,16 @@ def _one_of(claim_tokens: list[str], position: int, quote_tokens: list[str]) -> 
     )
 
 
+def _contrasts(tokens: list[str], position: int) -> bool:
+    """ "compared to" and "compared with" only set two things the claim names side
+    by side; "the study compared two drugs" says more, and is a word to find."""
+    return (
+        tokens[position] == "compared"
+        and position + 1 < len(tokens)
+        and tokens[position + 1] in ("to", "with")
+    )
+
+
 def _has_kin(token: str, source: _Vocabulary) -> bool:
     return token in _BELIEF_VERBS and bool(_BELIEF_VERBS & source.words)
 
@@ -211,7 +221,11 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         if source.has(token) or _has_kin(token, source):
             said.append(token)
             beyond_question += not asked.has(token)
-        elif token not in LIGHT_WORDS and not asked.has(token):
+        elif (
+            token not in LIGHT_WORDS
+            and not asked.has(token)
+            and not _contrasts(claim_tokens, position)
+        ):
             kinds.setdefault(token, "word")
     missing = list(kinds)
     problems = []
