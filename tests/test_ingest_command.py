@@ -150,23 +150,58 @@ def test_a_changed_file_without_update_is_added_and_reported_as_changed(tmp_path
     assert f"  changed: {root / 'notes.md'}: {note}" in completed.stderr.splitlines()
 
 
-def test_a_file_name_that_is_not_utf8_is_refused_alone_and_shown_escaped(tmp_path):
+def reader_bytes(*args: str) -> subprocess.CompletedProcess[bytes]:
+    """The real command, its output kept as bytes to check that it is UTF-8."""
+    return subprocess.run([sys.executable, "-m", "reader.cli", *args], capture_output=True)
+
+
+def test_a_file_name_that_is_not_utf8_is_ingested_listed_and_shown_escaped(tmp_path):
     folder = many_pdfs(tmp_path / "papers", 2, pages=1)
+    assert run("ingest", str(folder)).returncode == 0
+    others = json_lines(run("list", "--json").stdout)[0]
+    odd = Path(os.fsdecode(os.fsencode(folder) + b"/bad-\xff\xfe-name.md"))
+    odd.write_text(paragraphs("epsilon"), encoding="utf-8")
+    shown = f"{folder}/bad-\\xff\\xfe-name.md"
+
+    text = run("ingest", str(folder))
+    assert text.returncode == 0, text.stderr
+    assert f"{shown}: added, 1 page, " in text.stdout
+    assert text.stdout.count(": already in the library, ") == 2
+    assert "ingest: 1 added, 2 unchanged, 0 refused" in text.stderr
+    assert "Traceback" not in text.stderr
+
+    listed = run("list").stdout.splitlines()
+    assert len(listed) == 3 and listed[-1].endswith(
+        f"  bad \ufffd\ufffd name  (1 page, 1 chunk)  {shown}"
+    )
+    # JSON stays UTF-8: the name's stray bytes are written as text; the others are as they were.
+    as_json = reader_bytes("list", "--json")
+    [documents] = json_lines(as_json.stdout.decode("utf-8"))
+    assert documents[:2] == others
+    assert documents[2]["path"] == shown and documents[2]["title"] == "bad \ufffd\ufffd name"
+
+    again = reader_bytes("ingest", str(folder), "--json")
+    states = [line["state"] for line in json_lines(again.stdout.decode("utf-8"))]
+    assert again.returncode == 0 and states == ["unchanged"] * 3
+    assert run("list", "--stale").stdout == ""
+
+    odd.write_text(paragraphs("epsilon", 3), encoding="utf-8")
+    stale = run("list", "--stale")
+    assert stale.stdout == f"{documents[2]['id']}  changed  bad \ufffd\ufffd name  {shown}\n"
+    [stale_json] = json_lines(reader_bytes("list", "--stale", "--json").stdout.decode("utf-8"))
+    assert [(d["path"], d["state"]) for d in stale_json] == [(shown, "changed")]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="MuPDF opens a file by a UTF-8 name: reader/ingest/extract.py must open one "
+    "named in other bytes from its contents",
+)
+def test_a_pdf_whose_name_is_not_utf8_is_ingested(tmp_path):
+    folder = many_pdfs(tmp_path / "papers", 1, pages=1)
     bad = os.fsencode(folder) + b"/bad-\xff\xfe-name.pdf"
     with open(bad, "wb") as stream:
         stream.write((folder / "paper-00.pdf").read_bytes() + b"\n% another copy")
     text = run("ingest", str(folder))
-    assert text.returncode == 2
-    assert text.stdout.count(": added, ") == 2
-    assert "refused: " in text.stderr and "bad-\\xff\\xfe-name.pdf" in text.stderr
-    assert "its name is not UTF-8 text" in text.stderr and "rename the file" in text.stderr
-    assert "Traceback" not in text.stderr and "unexpectedly" not in text.stderr
-    # JSON stays UTF-8: the name's stray bytes are written as text.
-    as_json = subprocess.run(
-        [sys.executable, "-m", "reader.cli", "ingest", str(folder), "--json"],
-        capture_output=True,
-    )
-    lines = [json.loads(line) for line in as_json.stdout.decode("utf-8").splitlines()]
-    (refused,) = [line for line in lines if line["state"] == "refused"]
-    assert refused["path"].endswith("bad-\\xff\\xfe-name.pdf")
-    assert sum(line["state"] == "unchanged" for line in lines) == 2
+    assert text.returncode == 0, text.stderr
+    assert f"{folder}/bad-\\xff\\xfe-name.pdf: added, 1 page, " in text.stdout

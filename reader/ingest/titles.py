@@ -21,6 +21,7 @@ gives without loading it.
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from bisect import bisect_right
@@ -192,7 +193,9 @@ def is_real_title(text: str) -> bool:
 
 def readable_file_name(name: str) -> str:
     """A file name as a title: no extension, underscores (and, in a name without
-    spaces, hyphens) read as spaces."""
+    spaces, hyphens) read as spaces, and a byte that is not UTF-8 (Python keeps it as
+    a surrogate, which no text can show or store) as U+FFFD, the replacement mark."""
+    name = os.fsencode(name).decode("utf-8", errors="replace")
     stem = name.rsplit(".", 1)[0] if "." in name.strip(".") else name
     separators = r"[_\s]+" if " " in stem else r"[_\-\s]+"
     return " ".join(re.split(separators, stem)).strip() or name

@@ -249,7 +249,6 @@ class BatchIngest:
         """Finish a file that needs no extraction and return None; else what to extract."""
         try:
             path = check_document_file(path)
-            _check_name(path)
             status = os.stat(path)
             resolved = os.path.realpath(path)
             replaces = self._replaces.get(resolved, [])
@@ -403,17 +402,6 @@ def ingest_paths(
         )
     batch = BatchIngest(library, workers, password, update, on_file, on_progress, cancel, ocr)
     return batch.run(selection)
-
-
-def _check_name(path: Path) -> None:
-    """The library keeps paths as text: a name that is not UTF-8 is refused, alone."""
-    try:
-        os.fsencode(path).decode("utf-8")
-    except UnicodeDecodeError:
-        raise IngestError(
-            f"{one_line(path.name)}: its name is not UTF-8 text, which the library cannot "
-            "store; rename the file to ingest it."
-        ) from None
 
 
 def _size(path: Path) -> int:

@@ -17,6 +17,7 @@ from reader.store.rows import (
     document_values,
     page_labels_from_json,
     page_starts_from_json,
+    path_value,
     summary_from_row,
 )
 
@@ -43,7 +44,7 @@ def user_title(conn: sqlite3.Connection, doc_id: str, source_path: str | None) -
         row = conn.execute(
             "SELECT d.title, d.extracted_title FROM source_files f "
             "JOIN documents d ON d.id = f.doc_id WHERE f.path = ?",
-            [source_path],
+            [path_value(source_path)],
         ).fetchone()
     return str(row[0]) if row is not None and row[0] != row[1] else None
 

@@ -2,7 +2,8 @@
 
 A document's lists (page starts, headings, warnings, furniture, the pages OCR
 read) and a chunk's heading path and furniture are JSON text in their rows; an
-OCR'd page keeps its words and boxes as zlib-compressed JSON.
+OCR'd page keeps its words and boxes as zlib-compressed JSON. A file's path is
+text where it is UTF-8, else its bytes (see ``path_value``).
 
 A document and an OCR'd page are read with each value converted to the type
 its record holds, which changes nothing in a row the store wrote; a damaged row
@@ -14,6 +15,7 @@ through these functions too, and takes those errors as a row it cannot keep.
 from __future__ import annotations
 
 import json
+import os
 import zlib
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -45,6 +47,29 @@ DOCUMENT_META_COLUMNS = (
 CHUNK_COLUMNS = 'id, doc_id, seq, start, "end", text, heading, page_start, page_end, furniture'
 
 
+# -- paths ---------------------------------------------------------------------
+
+
+def path_value(path: str) -> str | bytes:
+    """A file's path as the ``path`` columns keep it: as text when it is UTF-8, else
+    as the bytes the file system gave (a name in another encoding, which Python holds
+    with surrogate escapes that SQLite cannot store as text).
+
+    SQLite keeps a BLOB in a TEXT column as it is, and a lookup with the same bytes
+    finds it; a path that is UTF-8 is always text, so no path is kept both ways.
+    """
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path)
+    return path
+
+
+def path_from_value(value: object) -> str:
+    """The path ``path_value`` kept, as Python names the file again."""
+    return os.fsdecode(value) if isinstance(value, bytes) else str(value)
+
+
 # -- documents -----------------------------------------------------------------
 
 
@@ -54,7 +79,7 @@ def document_values(document: Document, extracted_title: str) -> list[Any]:
     return [
         document.id,
         document.title,
-        document.path,
+        path_value(document.path),
         document.kind,
         document.pages,
         document.chars,
@@ -84,7 +109,7 @@ def document_from_row(
     return Document(
         id=str(row[0]),
         title=str(row[1]),
-        path=str(row[2]),
+        path=path_from_value(row[2]),
         kind=str(row[3]),
         extractor=str(row[4]),
         ingested_at=str(row[5]),
@@ -122,7 +147,7 @@ def summary_from_row(row: Sequence[Any]) -> DocumentSummary:
     return DocumentSummary(
         id=doc_id,
         title=title,
-        path=path,
+        path=path_from_value(path),
         kind=kind,
         pages=pages,
         chars=chars,

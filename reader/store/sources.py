@@ -2,21 +2,24 @@
 
 A file whose size and modification time are those recorded is taken as unchanged
 without reading it; anything else is read and hashed again. Paths are resolved
-absolute paths, so the same file named two ways is one record.
+absolute paths, so the same file named two ways is one record; a path that is
+not UTF-8 is kept as its bytes (``rows.path_value``), so any file can be recorded.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import sqlite_utils
 
 from reader.errors import StoreError
 from reader.store import health, history
+from reader.store.rows import path_from_value, path_value
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,11 @@ class SourceFile:
     @classmethod
     def of(cls, path: str | Path, doc_id: str, status: os.stat_result) -> SourceFile:
         return cls(os.path.realpath(path), doc_id, status.st_size, status.st_mtime_ns)
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> SourceFile:
+        """The record in a row of ``path, doc_id, size, mtime_ns``."""
+        return cls(path_from_value(row[0]), row[1], row[2], row[3])
 
     def matches(self, status: os.stat_result) -> bool:
         """The file at the path has the size and modification time recorded."""
@@ -64,7 +72,7 @@ def write_source(conn: sqlite3.Connection, source: SourceFile) -> None:
     """Record ``source`` inside the caller's transaction."""
     conn.execute(
         "INSERT OR REPLACE INTO source_files (path, doc_id, size, mtime_ns) VALUES (?, ?, ?, ?)",
-        [source.path, source.doc_id, source.size, source.mtime_ns],
+        [path_value(source.path), source.doc_id, source.size, source.mtime_ns],
     )
 
 
@@ -79,7 +87,9 @@ def record_source(store: Store, source: SourceFile) -> None:
         return
     with store.writing() as conn:
         write_source(conn, source)
-        conn.execute("UPDATE documents SET path = ? WHERE id = ?", [source.path, source.doc_id])
+        conn.execute(
+            "UPDATE documents SET path = ? WHERE id = ?", [path_value(source.path), source.doc_id]
+        )
 
 
 def recorded_file(store: Store, path: str | Path) -> RecordedFile | None:
@@ -87,21 +97,24 @@ def recorded_file(store: Store, path: str | Path) -> RecordedFile | None:
     row = store.db.execute(
         "SELECT f.path, f.doc_id, f.size, f.mtime_ns, d.extractor FROM source_files f "
         "JOIN documents d ON d.id = f.doc_id WHERE f.path = ?",
-        [os.path.realpath(path)],
+        [path_value(os.path.realpath(path))],
     ).fetchone()
-    return RecordedFile(SourceFile(*row[:4]), row[4]) if row else None
+    return RecordedFile(SourceFile.from_row(row[:4]), row[4]) if row else None
 
 
 def document_sources(store: Store) -> dict[str, list[SourceFile]]:
     """Every document's recorded files; a document with none has its last known path,
     with no size or time (so it is read once to be recognised)."""
-    documents = dict(store.db.execute("SELECT id, path FROM documents").fetchall())
+    documents = {
+        doc_id: path_from_value(path)
+        for doc_id, path in store.db.execute("SELECT id, path FROM documents").fetchall()
+    }
     sources: dict[str, list[SourceFile]] = {doc_id: [] for doc_id in documents}
     for row in store.db.execute(
         "SELECT path, doc_id, size, mtime_ns FROM source_files ORDER BY path"
     ).fetchall():
         if row[1] in sources:
-            sources[row[1]].append(SourceFile(*row))
+            sources[row[1]].append(SourceFile.from_row(row))
     for doc_id, path in documents.items():
         if not any(source.path == path for source in sources[doc_id]):
             sources[doc_id].append(SourceFile(path, doc_id, None, None))
@@ -111,9 +124,9 @@ def document_sources(store: Store) -> dict[str, list[SourceFile]]:
 def recorded_at(store: Store, path: str) -> SourceFile | None:
     """The record for ``path`` whatever document it names (in the library or not)."""
     row = store.db.execute(
-        "SELECT path, doc_id, size, mtime_ns FROM source_files WHERE path = ?", [path]
+        "SELECT path, doc_id, size, mtime_ns FROM source_files WHERE path = ?", [path_value(path)]
     ).fetchone()
-    return SourceFile(*row) if row else None
+    return SourceFile.from_row(row) if row else None
 
 
 def replace_document(store: Store, old_id: str, new_id: str) -> int:

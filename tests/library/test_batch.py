@@ -132,6 +132,47 @@ def test_refused_files_are_listed_with_their_reasons_and_the_others_added(librar
     assert report.count("added") == 4 and len(library.documents()) == 4
 
 
+def test_a_file_whose_name_is_not_utf8_is_ingested_beside_the_others_and_known_again(
+    library, tmp_path, monkeypatch
+):
+    root = make_folder(tmp_path / "library")
+    ingest_paths(library, [root])
+    others = library.documents()
+    odd = root / os.fsdecode(b"r\xe9sum\xe9-\xff\xfe.md")  # Latin-1, as an old archive has it
+    odd.write_text(paragraphs("epsilon"), encoding="utf-8")
+
+    report = ingest_paths(library, [root], workers=2)
+    assert states(report.outcomes, root) == {
+        "alpha.pdf": "unchanged",
+        "notes.md": "unchanged",
+        "reports/beta.pdf": "unchanged",
+        "reports/gamma.txt": "unchanged",
+        odd.name: "added",
+    }
+    [added] = [outcome for outcome in report.outcomes if outcome.state == "added"]
+    # The title is text that can be shown and stored: each stray byte is one U+FFFD.
+    assert added.title == "r\ufffdsum\ufffd \ufffd\ufffd"
+    listed = {document.id: document for document in library.documents()}
+    assert listed.pop(str(added.doc_id)).path == str(odd)
+    assert list(listed.values()) == others
+
+    hashed = Calls(monkeypatch, reader.library.batch, "document_id")
+    extracted = Calls(monkeypatch, reader.library.batch, "extract_file")
+    again = ingest_paths(library, [root])
+    assert again.count("unchanged") == 5 and hashed.paths == [] and extracted.paths == []
+    assert stale_documents(library) == []
+
+    odd.write_text(paragraphs("epsilon", 3), encoding="utf-8")
+    assert [(d.doc_id, d.path, d.state) for d in stale_documents(library)] == [
+        (added.doc_id, str(odd), "changed")
+    ]
+    update = ingest_paths(library, [root], update=True)
+    assert [(o.path, o.state, o.replaced) for o in update.outcomes if o.state != "unchanged"] == [
+        (odd, "updated", [added.doc_id])
+    ]
+    assert stale_documents(library) == [] and len(library.documents()) == 5
+
+
 def test_parallel_ingest_stores_the_same_documents_and_chunks_as_serial(tmp_path):
     root = make_folder(tmp_path / "library")
     for n in range(4):

@@ -3,6 +3,7 @@ fails with the errors repair takes as a row it cannot keep."""
 
 from __future__ import annotations
 
+import os
 import zlib
 from dataclasses import replace
 from typing import Any
@@ -21,6 +22,7 @@ from reader.store.rows import (
     ocr_boxes_from_blob,
     ocr_words_from_blob,
     packed,
+    summary_from_row,
 )
 
 TEXT = "Running head\n\nThe first page's text.\n\nThe second page's text."
@@ -59,6 +61,17 @@ def test_a_document_reads_back_from_the_values_written_for_it():
     assert values["extracted_title"] == "report"
     read = document_from_row(meta_row(values), values["text"], values["furniture"], values["ocr"])
     assert read == document
+
+
+def test_a_path_that_is_not_utf8_is_written_as_its_bytes_and_read_back_as_named():
+    document = replace(scanned_document(), path=os.fsdecode(b"/papers/r\xe9sum\xe9-\xff.pdf"))
+    values = stored_values(document)
+    assert values["path"] == b"/papers/r\xe9sum\xe9-\xff.pdf"
+    read = document_from_row(meta_row(values), values["text"], values["furniture"], values["ocr"])
+    assert read == document
+    listed = [values[column] for column in ("id", "title", "path", "kind", "pages", "chars")]
+    summary = summary_from_row([*listed, "pdf-1", "2024-05-01", 2, "[]", "[]"])
+    assert summary.path == document.path
 
 
 def test_a_chunk_reads_back_from_the_values_written_for_it():
