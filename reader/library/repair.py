@@ -21,12 +21,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +32,8 @@ from reader.config import library_path
 from reader.errors import LibraryReadOnlyError, ReaderError, StoreError
 from reader.ingest import ExtractorVersion, document_id, read_document
 from reader.ingest.chunking import chunk_text
-from reader.ingest.ocr import OcrSettings
+from reader.ingest.ocr import OcrSettings, ocr_settings
+from reader.library import repair_swap as swap
 from reader.records import Chunk, Document
 from reader.store import LibraryStore, health
 from reader.store.history import ANSWER_COLUMNS
@@ -70,14 +69,20 @@ class RepairReport:
     answers_kept: int = 0
     answers_lost: int = 0
     damaged_copy: Path | None = None
+    recovered: str | None = None  # how a missing library file was recovered
 
     def lines(self) -> list[str]:
+        first = [self.recovered] if self.recovered else []
+        if self.damage is None and self.recovered and not self.chunks:
+            return first
         if self.damage is None:
             return [
+                *first,
                 f"The library at {self.path} is not damaged; its full-text index was rebuilt "
-                f"({self.chunks} chunks)."
+                f"({self.chunks} chunks).",
             ]
         lines = [
+            *first,
             f"Repaired the library at {self.path}.",
             f"Documents: {len(self.kept)} kept from the library, {len(self.reextracted)} "
             f"re-read from their files, {len(self.lost)} lost.",
@@ -104,13 +109,31 @@ class RepairReport:
 def repair_library(
     path: str | Path | None = None, progress: Progress | None = None
 ) -> RepairReport:
-    """Repair the library at ``path`` (the user's library by default)."""
+    """Repair the library at ``path`` (the user's library by default), or recover it
+    from what an interrupted repair left when the file itself is missing.
+
+    The repair holds the library's lock alone throughout: no other reader opens
+    the library while it runs, so nothing is written to a file about to be replaced.
+    """
     path = Path(path or library_path())
     say = progress or (lambda _message: None)
-    if not path.exists():
+    if not path.exists() and not health.repair_evidence(path):
         raise StoreError(f"There is no library at {path}, so there is nothing to repair.")
-    old = LibraryStore(path, allow_damaged=True)
+    lock = health.exclusive_lock(path)
     try:
+        if not path.exists():
+            return _recover(path, say)
+        return _repair(path, say)
+    finally:
+        health.release_lock(lock)
+
+
+def _repair(path: Path, say: Progress) -> RepairReport:
+    swap.remove_rebuilds(path)  # an interrupted repair's: this one starts again
+    old = LibraryStore(path, allow_damaged=True, lock=False)
+    try:
+        if old.read_only_reason == health.DISK_FULL:
+            raise swap.disk_full(path, "")
         if old.read_only:
             raise LibraryReadOnlyError(
                 f"The library at {path} is read-only, so it cannot be repaired; make it "
@@ -118,27 +141,91 @@ def repair_library(
             )
         if old.damage is None:
             say("rebuilding the full-text index")
-            chunks = old.rebuild_index()
+            try:
+                chunks = old.rebuild_index()
+            except (StoreError, sqlite3.Error, OSError) as error:
+                swap.raise_if_disk_full(path, error, "")
+                raise
             problem = health.check(old.db.conn)
             if problem is None:
                 return RepairReport(path, None, chunks=chunks)
             old.connection.damage = problem
         report = RepairReport(path, old.damage)
-        fresh = path.with_name(path.name + ".repairing")
-        _remove_database(fresh)
-        try:
-            with LibraryStore(fresh) as new:
-                _salvage_documents(_Salvage(old.db.conn), new, report, say)
-                _salvage_answers(_Salvage(old.db.conn), new, report, say)
-                new.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except BaseException:  # cancelled, or the disk filled: the old file stays as it was
-            _remove_database(fresh)
-            health.forget_healthy(fresh)
-            raise
+        done = _rebuild(old.db.conn, path, report, say)
     finally:
         old.close(seen_healthy=False)
-    report.damaged_copy = _swap(path, fresh)
+    try:
+        report.damaged_copy = swap.swap(path, done)
+    except OSError as error:
+        swap.remove_rebuilds(path)
+        swap.raise_if_disk_full(path, error, "")
+        raise StoreError(
+            f"The repair of the library at {path} failed: its damaged file could not be "
+            f"kept ({error.strerror}); the library is unchanged."
+        ) from None
     return report
+
+
+def _recover(path: Path, say: Progress) -> RepairReport:
+    """The library from the most complete of what a repair left, its file being missing:
+    the rebuild a repair finished, else the newest damaged copy repaired again, else
+    what a repair had rebuilt when it stopped."""
+    best = health.repair_evidence(path)[0]
+    if best == swap.rebuilt(path):
+        say("putting the finished rebuild in place")
+        swap.swap(path, best)
+        swap.remove_rebuilds(path)
+        return RepairReport(
+            path, None, recovered=f"Finished an interrupted repair: {best.name} is the library now."
+        )
+    if best == swap.rebuilding(path):
+        say("putting the unfinished rebuild in place")
+        swap.restore_partial(path)
+        report = _repair(path, say)
+        report.recovered = (
+            f"The library file was missing; {best.name}, which an interrupted repair had not "
+            "finished, is the library now: ingest again any document it had not reached."
+        )
+        return report
+    say(f"rebuilding from {best.name}")
+    # Read-only: the damaged copy is evidence, and stays exactly as it was; the
+    # journal files SQLite makes beside it to read it go with the connection.
+    made = [file for file in swap.database_files(best)[1:] if not file.exists()]
+    source = health.connect(best, read_only=True)
+    try:
+        report = RepairReport(path, health.check(source) or "the library file was missing")
+        done = _rebuild(source, path, report, say)
+    finally:
+        source.close()
+        for file in made:
+            file.unlink(missing_ok=True)
+    swap.swap(path, done)
+    report.damaged_copy = best
+    report.recovered = f"The library file was missing; it was rebuilt from {best.name}."
+    return report
+
+
+def _rebuild(old: sqlite3.Connection, path: Path, report: RepairReport, say: Progress) -> Path:
+    """Salvage ``old`` into a new library beside ``path``; returns the finished file.
+
+    Stopped for any reason (cancelled, the disk full), it leaves no file behind and
+    the library as it was."""
+    fresh = swap.rebuilding(path)
+    swap.remove_database(fresh)
+    try:
+        with LibraryStore(fresh, lock=False) as new:
+            if new.read_only:
+                raise StoreError(
+                    f"The repair of the library at {path} failed: {new.read_only_reason}."
+                )
+            _salvage_documents(_Salvage(old), new, report, say)
+            _salvage_answers(_Salvage(old), new, report, say)
+            new.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return swap.finish_rebuild(path)
+    except BaseException as error:
+        swap.remove_rebuilds(path)
+        swap.raise_if_disk_full(path, error, " damaged")
+        raise
 
 
 class _Salvage:
@@ -199,26 +286,19 @@ def _salvage_documents(
         )
         stored = _stored_document(old, rowid, meta, old_chunks)
         if stored is not None:
-            document, chunks = stored
             report.kept.append(title)
         else:
-            rebuilt, reason = _reread(Path(str(meta[2])), doc_id, str(meta[4]))
-            if rebuilt is None:
+            stored, reason = _reread(Path(str(meta[2])), doc_id, str(meta[4]))
+            if stored is None:
                 report.lost.append(f"{title} ({doc_id}): {reason}")
                 continue
-            document, chunks = rebuilt
-            document.ingested_at = str(meta[5])
+            stored[0].ingested_at = str(meta[5])
             report.reextracted.append(title)
-        if old_chunks is not None:
-            old_ids = {row[0] for row in old_chunks}
-            report.chunk_ids_compared += len(old_ids)
-            report.chunk_ids_changed += len(old_ids - {chunk.id for chunk in chunks})
-        # The file is recorded without its size and time: the next folder ingest
-        # reads it once to be sure it is still this document.
-        new.add_document(
-            document, chunks, source=SourceFile(os.path.realpath(document.path), doc_id, None, None)
-        )
-        report.chunks += len(chunks)
+        _store(new, report, *stored, old_chunks)
+    # Documents whose record is unreadable are still named by their chunks and the
+    # answers citing them: each is read again from a file recorded for it that still
+    # has its bytes. (The file records alone do not name documents: they outlive the
+    # documents replaced by a new version of their file.)
     named: set[str] = set()
     for query in (
         "SELECT DISTINCT doc_id FROM chunks",
@@ -226,7 +306,40 @@ def _salvage_documents(
     ):
         named.update(row[0] for row in old.rows(query, []) or [])
     for doc_id in sorted(named - accounted):
-        report.lost.append(f"{doc_id}: its record is unreadable; ingest its file again")
+        files = old.rows("SELECT path FROM source_files WHERE doc_id = ? ORDER BY path", [doc_id])
+        reason = "its record is unreadable and no file of it is recorded"
+        for (recorded,) in files or []:
+            stored, reason = _reread(Path(recorded), doc_id, None)
+            if stored is not None:
+                say(f"document: {stored[0].title}")
+                report.reextracted.append(stored[0].title)
+                old_chunks = old.rows("SELECT id FROM chunks WHERE doc_id = ?", [doc_id])
+                _store(new, report, *stored, old_chunks)
+                break
+        else:
+            report.lost.append(f"{doc_id}: {reason}; ingest its file again")
+
+
+def _store(
+    new: LibraryStore,
+    report: RepairReport,
+    document: Document,
+    chunks: list[Chunk],
+    old_chunks: list[tuple[Any, ...]] | None,
+) -> None:
+    """Write a salvaged document to the new library, comparing its chunk ids with the old."""
+    if old_chunks is not None:
+        old_ids = {row[0] for row in old_chunks}
+        report.chunk_ids_compared += len(old_ids)
+        report.chunk_ids_changed += len(old_ids - {chunk.id for chunk in chunks})
+    # The file is recorded without its size and time: the next folder ingest
+    # reads it once to be sure it is still this document.
+    new.add_document(
+        document,
+        chunks,
+        source=SourceFile(os.path.realpath(document.path), document.id, None, None),
+    )
+    report.chunks += len(chunks)
 
 
 def _stored_document(
@@ -285,22 +398,26 @@ def _salvage_ocr(old: _Salvage, rowid: int, document: Document) -> bool:
 
 
 def _reread(
-    path: Path, doc_id: str, extractor: str
+    path: Path, doc_id: str, extractor: str | None
 ) -> tuple[tuple[Document, list[Chunk]] | None, str]:
     """The document re-extracted from its file (scanned pages read by OCR in the
-    languages they were read in before), or why it cannot be."""
+    languages they were read in before; with the extractor unknown, as the settings
+    say), or why it cannot be."""
+    damage = "its stored text is damaged" if extractor is not None else "its record is unreadable"
     try:
         if not path.is_file():
-            return None, f"its stored text is damaged and its file {path} is gone"
+            return None, f"{damage} and its file {path} is gone"
         if document_id(path) != doc_id:
-            return None, f"its stored text is damaged and its file {path} has changed"
-        languages = ExtractorVersion.parse(extractor).ocr_languages
-        ocr = OcrSettings.parse("auto", languages) if languages else None
+            return None, f"{damage} and its file {path} has changed"
+        ocr: OcrSettings | None = ocr_settings()
+        if extractor is not None:
+            languages = ExtractorVersion.parse(extractor).ocr_languages
+            ocr = OcrSettings.parse("auto", languages) if languages else None
         return read_document(path, doc_id=doc_id, ocr=ocr), ""
     except ReaderError as error:
-        return None, f"its stored text is damaged and its file cannot be read again ({error})"
+        return None, f"{damage} and its file cannot be read again ({error})"
     except OSError as error:
-        return None, f"its stored text is damaged and its file cannot be read ({error.strerror})"
+        return None, f"{damage} and its file cannot be read ({error.strerror})"
 
 
 def _salvage_answers(old: _Salvage, new: LibraryStore, report: RepairReport, say: Progress) -> None:
@@ -323,48 +440,3 @@ def _salvage_answers(old: _Salvage, new: LibraryStore, report: RepairReport, say
                 [(row[0], doc_id) for (doc_id,) in links],
             )
         report.answers_kept += 1
-
-
-def _database_files(path: Path) -> list[Path]:
-    return [path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm"))]
-
-
-def _remove_database(path: Path) -> None:
-    for file in _database_files(path):
-        file.unlink(missing_ok=True)
-
-
-def _swap(path: Path, fresh: Path) -> Path:
-    """Put the rebuilt library in place; keep the damaged one beside it.
-
-    The damaged file is kept under a second name first (a hard link, or a copy), and
-    the rebuilt one is then renamed over it: at every instant ``path`` is the old
-    library or the new one, never missing, so a process killed in between, or a
-    reader opening the library then, never finds an empty place where a new empty
-    library would be made.
-    """
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    kept = path.with_name(f"{path.name}.damaged-{stamp}")
-    for old_file, kept_file in zip(_database_files(path), _database_files(kept), strict=True):
-        if old_file.exists():
-            _keep(old_file, kept_file)
-    health.forget_healthy(path)
-    # The old library's journal must never be read as the new one's: SQLite would
-    # replay its pages into the rebuilt file. The rebuilt one has none (checkpointed
-    # and closed), and the old one's is kept above.
-    for journal in _database_files(path)[1:]:
-        journal.unlink(missing_ok=True)
-    for journal in _database_files(fresh)[1:]:
-        journal.unlink(missing_ok=True)
-    fresh.replace(path)
-    health.forget_healthy(fresh)
-    health.mark_healthy(path)
-    return kept
-
-
-def _keep(file: Path, second_name: Path) -> None:
-    """Give ``file`` a second name: a hard link where the file system allows one."""
-    try:
-        os.link(file, second_name)
-    except OSError:
-        shutil.copy2(file, second_name)

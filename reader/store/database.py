@@ -43,13 +43,30 @@ class LibraryStore:
     ``LibraryDamagedError`` on open, or on the first query that meets the
     damage; from then on nothing is written to it (see ``reader.store.health``).
     ``allow_damaged`` opens a damaged file anyway, for salvage.
+
+    An open store holds the library's lock shared, so a repair (which holds it
+    alone) never replaces the file under it; ``lock=False`` is for the repair's
+    own stores, opened while it holds the lock.
     """
 
-    def __init__(self, path: str | Path, allow_damaged: bool = False) -> None:
+    def __init__(self, path: str | Path, allow_damaged: bool = False, lock: bool = True) -> None:
         self.path = Path(path)
         # An existing library in a folder reader cannot write is opened read-only.
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = health.share_lock(self.path) if lock else None
+        try:
+            self._connect(allow_damaged)
+        except BaseException:
+            self._release_lock()
+            raise
+
+    def _connect(self, allow_damaged: bool) -> None:
+        if not self.path.exists():
+            # Made empty now, the library would hide what a repair left: say so instead.
+            evidence = health.repair_evidence(self.path)
+            if evidence:
+                raise health.missing(self.path, evidence)
         # Why the library cannot be written, when it cannot: then it opens read-only.
         self.read_only_reason: str | None = None if health.writable(self.path) else health.READ_ONLY
         self.db = sqlite_utils.Database(memory=True)
@@ -133,12 +150,19 @@ class LibraryStore:
 
     def close(self, seen_healthy: bool = True) -> None:
         self.db.conn.close()
-        if self.read_only:
-            return
-        if self.damage is not None:
-            health.forget_healthy(self.path)  # the next open checks the file again
-        elif seen_healthy:
-            health.mark_healthy(self.path)
+        try:
+            if self.read_only:
+                return
+            if self.damage is not None:
+                health.forget_healthy(self.path)  # the next open checks the file again
+            elif seen_healthy:
+                health.mark_healthy(self.path)
+        finally:
+            self._release_lock()  # once closed and stamped: a repair may now replace the file
+
+    def _release_lock(self) -> None:
+        health.release_lock(self._lock)
+        self._lock = None
 
     def __enter__(self) -> LibraryStore:
         return self

@@ -10,12 +10,19 @@ a bad copy. SQLite notices only when a query touches a damaged page, so:
   the store refuses every later write.
 
 A file, or a folder, reader may not write to is opened read-only.
+
+A repair replaces the file: while it runs it holds the library's lock
+(``library.db.lock``, an ``flock``) alone, and every store holds it shared while
+open, so nothing writes to a file about to be replaced. A missing library file
+beside what a repair leaves (its rebuild, the damaged copy) is reported, never
+silently recreated empty.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 from collections.abc import Iterable
@@ -25,12 +32,23 @@ from urllib.parse import quote
 
 from reader.errors import LibraryDamagedError, StoreError
 
+try:
+    import fcntl
+except ImportError:  # Windows: no flock, so writers are not kept out of a running repair
+    fcntl = None  # type: ignore[assignment]
+
 # SQLITE_CORRUPT and SQLITE_NOTADB; extended codes keep these in their low byte.
 _CORRUPTION_CODES = {11, 26}
 _STAMP_SUFFIX = ".checked"
 # Why a library opens read-only.
 READ_ONLY = "the file or its folder is read-only"
 DISK_FULL = "the disk is full"
+REPAIR_RUNNING = "A repair of the library is running; try again when it finishes."
+# What a repair leaves beside the library: its finished rebuild, the rebuild it was
+# writing, and the damaged file it kept (``<name>.damaged-<stamp>``).
+REBUILT_SUFFIX = ".repaired"
+REBUILDING_SUFFIX = ".repairing"
+_DAMAGED_COPY = r"\.damaged-\d{8}-\d{6}(?:-\d+)?"
 
 
 def is_corruption(error: BaseException) -> bool:
@@ -208,12 +226,14 @@ def seen_healthy(path: Path) -> bool:
 def mark_healthy(path: Path) -> None:
     """Remember the file's state, so the next open need not check it again."""
     stamp = _stamp_path(path)
+    temporary = stamp.with_name(stamp.name + ".tmp")
     try:
-        temporary = stamp.with_name(stamp.name + ".tmp")
         temporary.write_text(json.dumps(_file_state(path)), encoding="utf-8")
         temporary.replace(stamp)
     except OSError:
-        pass  # a missing stamp only costs a check on the next open
+        # A missing stamp only costs a check on the next open; a full disk must not
+        # be left holding an empty temporary file.
+        temporary.unlink(missing_ok=True)
 
 
 def forget_healthy(path: Path) -> None:
@@ -230,3 +250,92 @@ def check(connection: sqlite3.Connection) -> str | None:
         return str(error)
     result = rows[0][0] if rows else "no answer from the check"
     return None if result == "ok" else str(result)
+
+
+def repair_evidence(path: Path) -> list[Path]:
+    """What a repair left beside the library file, the most complete first: a finished
+    rebuild, the damaged copies (newest first), then a rebuild that was not finished."""
+    try:
+        names = {entry.name for entry in path.parent.iterdir()}
+    except OSError:
+        return []
+    copies = sorted(
+        (name for name in names if re.fullmatch(re.escape(path.name) + _DAMAGED_COPY, name)),
+        key=lambda name: [int(part) for part in re.findall(r"\d+", name[len(path.name) :])],
+        reverse=True,
+    )
+    order = [path.name + REBUILT_SUFFIX, *copies, path.name + REBUILDING_SUFFIX]
+    return [path.with_name(name) for name in order if name in names]
+
+
+def missing(path: Path, evidence: list[Path]) -> LibraryDamagedError:
+    """The error for a library file gone where a repair left files beside it."""
+    names = ", ".join(file.name for file in evidence[:3]) + (" …" if len(evidence) > 3 else "")
+    return LibraryDamagedError(
+        f"The library file {path} is missing, but a repair left {names} beside it; run "
+        f"`reader repair` to recover the library from {evidence[0].name} (or move those "
+        "files away to start an empty library)."
+    )
+
+
+def lock_path(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+def share_lock(path: Path) -> int | None:
+    """Hold the library's lock shared (every open store does); refused while a repair
+    holds it. Returns the descriptor to release, None where there is no lock to take."""
+    descriptor = _open_lock(path)
+    if descriptor is None:
+        return None
+    if not _flock(descriptor, shared=True):
+        os.close(descriptor)
+        raise StoreError(REPAIR_RUNNING)
+    return descriptor
+
+
+def exclusive_lock(path: Path) -> int | None:
+    """Hold the library's lock alone, for a repair: refused while any store has the
+    library open, in this process or another."""
+    descriptor = _open_lock(path)
+    if descriptor is None:
+        return None
+    if _flock(descriptor, shared=False):
+        return descriptor
+    os.close(descriptor)
+    # Another repair holds it alone (a shared hold is refused too), or stores share it.
+    probe = share_lock(path)  # raises REPAIR_RUNNING when a repair holds it
+    release_lock(probe)
+    raise StoreError(
+        f"The library at {path} is open in another reader (the window, or an ingest still "
+        "running); close it or let it finish, then run `reader repair` again."
+    )
+
+
+def release_lock(descriptor: int | None) -> None:
+    if descriptor is not None:
+        os.close(descriptor)  # closing the descriptor releases its flock
+
+
+def _open_lock(path: Path) -> int | None:
+    if fcntl is None:
+        return None
+    try:
+        return os.open(lock_path(path), os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        pass
+    try:  # a read-only folder: a lock file already there can still be locked
+        return os.open(lock_path(path), os.O_RDONLY)
+    except OSError:
+        return None  # no folder yet, or no room for the file: open without a lock
+
+
+def _flock(descriptor: int, shared: bool) -> bool:
+    """Take the lock without waiting; False if someone else holds it the other way."""
+    try:
+        fcntl.flock(descriptor, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True  # a file system without locks (some network mounts): go without
+    return True
