@@ -192,11 +192,6 @@ def test_a_file_name_that_is_not_utf8_is_ingested_listed_and_shown_escaped(tmp_p
     assert [(d["path"], d["state"]) for d in stale_json] == [(shown, "changed")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="MuPDF opens a file by a UTF-8 name: reader/ingest/extract.py must open one "
-    "named in other bytes from its contents",
-)
 def test_a_pdf_whose_name_is_not_utf8_is_ingested(tmp_path):
     folder = many_pdfs(tmp_path / "papers", 1, pages=1)
     bad = os.fsencode(folder) + b"/bad-\xff\xfe-name.pdf"

@@ -27,7 +27,7 @@ from reader.ingest.files import check_document_file
 from reader.ingest.furniture import PageLayout, find_furniture
 from reader.ingest.headings import headings_from_layout, headings_from_outline
 from reader.ingest.hocr import ScannedPage, scanned_page
-from reader.ingest.layout import LAYOUT_VERSION, TextBlock, page_blocks
+from reader.ingest.layout import LAYOUT_VERSION, TextBlock, open_document_file, page_blocks
 from reader.ingest.ocr import (
     UNRELIABLE_BELOW,
     OcrSettings,
@@ -132,7 +132,7 @@ def extract(
 
 def _open_pymupdf(path: Path, kind: str, password: str | None) -> pymupdf.Document:
     try:
-        document = pymupdf.open(path, filetype=kind)
+        document = open_document_file(path, kind)
     except Exception as error:  # PyMuPDF raises several types for damaged files
         raise CorruptDocumentError(
             f"{path.name} is damaged or not really a {kind.upper()} file "

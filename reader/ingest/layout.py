@@ -29,7 +29,9 @@ character and a span of the canonical text maps onto rectangles exactly.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 
 import pymupdf
 
@@ -236,7 +238,7 @@ def render_page(
     the document itself, so a caller never shares one across threads.
     ``ocr_boxes``: the page's character boxes, if its text was read by OCR.
     """
-    with pymupdf.open(path) as document:
+    with open_document_file(Path(path)) as document:
         if document.needs_pass:
             document.authenticate(password or "")
         page = document[page_number - 1]
@@ -248,3 +250,13 @@ def render_page(
                 shown = rect * page.rotation_matrix * matrix
                 rects.append((shown.x0, shown.y0, shown.x1, shown.y1))
         return pixmap.width, pixmap.height, pixmap.stride, bytes(pixmap.samples), rects
+
+
+def open_document_file(path: Path, kind: str | None = None) -> pymupdf.Document:
+    """Open a file PyMuPDF reads. MuPDF opens files by UTF-8 names only, so a file
+    the file system names in other bytes is opened from its contents."""
+    try:
+        os.fsencode(path).decode("utf-8")
+    except UnicodeDecodeError:
+        return pymupdf.open(stream=path.read_bytes(), filetype=kind or path.suffix.lstrip("."))
+    return pymupdf.open(path, filetype=kind)

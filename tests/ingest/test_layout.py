@@ -44,3 +44,19 @@ def test_span_rects_give_one_rectangle_per_line(make_pdf):
         rects = span_rects(pdf[0], 0, len(document.text))
     assert len(rects) == document.text.count("\n") + 1
     assert all(a.y1 <= b.y0 + 1 for a, b in itertools.pairwise(rects))
+
+
+def test_a_pdf_whose_name_is_not_utf8_is_read_and_rendered(make_pdf, tmp_path):
+    import os
+
+    from reader.ingest.layout import render_page
+
+    made = make_pdf([["The quick brown fox jumps over the lazy dog."]])
+    odd = os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9-notes.pdf")
+    with open(odd, "wb") as stream:
+        stream.write(made.read_bytes())
+    document, _ = read_document(odd)
+    start = document.text.index("brown fox")
+    width, height, _, samples, rects = render_page(odd, 1, spans=[(start, start + 9)])
+    assert width > 0 and height > 0 and len(samples) > 0
+    assert len(rects) == 1
