@@ -32,11 +32,12 @@ def in_mount_namespace(
     python = shlex.quote(sys.executable)
     lines = ["set -e", setup, "set +e"]
     commands = [step for step in steps if isinstance(step, list)]
+    number = -1  # counted, not looked up: the same command may run twice
     for step in steps:
         if isinstance(step, str):
             lines.append(step)
             continue
-        number = commands.index(step)
+        number += 1
         arguments = " ".join(shlex.quote(a) for a in step)
         lines.append(
             f"{python} -m reader.cli {arguments} >out{number} 2>err{number}; echo $? >rc{number}"
