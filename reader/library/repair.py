@@ -2,7 +2,13 @@
 
 The damaged file is never changed: a new library is written beside it, row by
 row from what SQLite can still read, and only then takes its place; the damaged
-file is kept (renamed) in case anything else can be recovered from it.
+file is kept under a second name in case anything else can be recovered from it
+(``reader.library.repair_swap``). No other reader opens the library meanwhile: the
+repair holds its lock alone (``reader.store.health``).
+
+A library file missing beside what a repair left is recovered from the most
+complete of it: a finished rebuild, else the newest damaged copy (read, never
+changed), else an unfinished rebuild.
 
 For each document, in order of preference:
 
@@ -10,7 +16,9 @@ For each document, in order of preference:
    chunks: chunks are rebuilt from it (the same ids, since chunk ids follow the
    text) and the ids are checked against the old ones;
 2. its source file, re-extracted, when the stored text is unreadable and the
-   file still has the same bytes (the document id is a hash of them);
+   file still has the same bytes (the document id is a hash of them); a document
+   whose record is unreadable is found by the ids its chunks and answers name, and
+   re-extracted from a file recorded for it;
 3. otherwise it is reported lost, with the reason.
 
 Answers are copied as they were; unreadable ones are counted as lost. A library
