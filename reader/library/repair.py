@@ -51,6 +51,7 @@ from reader.store.rows import (
     ocr_boxes_from_blob,
     ocr_pages_from_json,
     ocr_words_from_blob,
+    path_from_value,
 )
 from reader.store.sources import SourceFile
 
@@ -296,7 +297,7 @@ def _salvage_documents(
         if stored is not None:
             report.kept.append(title)
         else:
-            stored, reason = _reread(Path(str(meta[2])), doc_id, str(meta[4]))
+            stored, reason = _reread(Path(path_from_value(meta[2])), doc_id, str(meta[4]))
             if stored is None:
                 report.lost.append(f"{title} ({doc_id}): {reason}")
                 continue
@@ -317,7 +318,7 @@ def _salvage_documents(
         files = old.rows("SELECT path FROM source_files WHERE doc_id = ? ORDER BY path", [doc_id])
         reason = "its record is unreadable and no file of it is recorded"
         for (recorded,) in files or []:
-            stored, reason = _reread(Path(recorded), doc_id, None)
+            stored, reason = _reread(Path(path_from_value(recorded)), doc_id, None)
             if stored is not None:
                 say(f"document: {stored[0].title}")
                 report.reextracted.append(stored[0].title)

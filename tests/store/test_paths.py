@@ -112,3 +112,31 @@ def test_repair_keeps_a_document_whose_path_is_not_utf8_at_that_path(reader_home
         assert stale_documents(library) == []
         again = ingest_paths(library, [letter])
     assert [outcome.state for outcome in again.outcomes] == ["unchanged"]
+
+
+def test_repair_reads_again_a_document_whose_record_is_unreadable_from_a_path_not_utf8(
+    reader_home, tmp_path
+):
+    two = library_of_two_documents(tmp_path)
+    letter = Path(os.fsdecode(os.fsencode(tmp_path) + b"/lettre-\xe9\xff.txt"))
+    Path(two["letter"]).rename(letter)  # type: ignore[arg-type]
+    with Library() as library:
+        assert ingest_paths(library, [letter]).count("unchanged") == 1
+    path = Path(two["path"])  # type: ignore[arg-type]
+    with sqlite3.connect(path) as connection:  # the pages holding the documents' records
+        pages = [
+            row[0]
+            for row in connection.execute(
+                "SELECT pageno FROM dbstat WHERE name = 'documents' AND pagetype != 'overflow'"
+            )
+        ]
+    connection.close()
+    overwrite_pages(path, pages)
+
+    report = repair_library()
+
+    assert report.lost == []
+    # Its title is read again from its file, whose name it now comes from.
+    assert sorted(report.reextracted) == ["essay", "lettre \ufffd\ufffd"]
+    with Library() as library:
+        assert library.document(str(two["letter_id"])).path == str(letter)

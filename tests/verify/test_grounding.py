@@ -424,7 +424,10 @@ def test_compared_to_sets_two_things_side_by_side_but_comparing_is_a_word():
         "Retention on a campaign storage file system is measured in years, while "
         "retention within an archival storage system is measured in decades."
     )
-    claim = "Retention in archival storage is measured in decades compared to years in campaign storage."
+    claim = (
+        "Retention in archival storage is measured in decades compared to years in "
+        "campaign storage."
+    )
     assert check_grounding(claim, quote).grounded
     result = check_grounding("The study compared archival and campaign storage.", quote)
     assert not result.grounded and "compared" in result.missing
