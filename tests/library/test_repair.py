@@ -191,7 +191,7 @@ def test_the_library_file_is_never_missing_while_the_repair_swaps_it_in(two_docu
     import os as os_module
     import shutil
 
-    import reader.library.repair
+    import reader.library.repair_swap
 
     path = two_documents["path"]
     overwrite_pages(path, two_documents["essay_pages"][3:5])
@@ -209,7 +209,7 @@ def test_the_library_file_is_never_missing_while_the_repair_swaps_it_in(two_docu
 
         return run
 
-    monkeypatch.setattr(reader.library.repair.os, "link", checked(os_module.link))
+    monkeypatch.setattr(reader.library.repair_swap.os, "link", checked(os_module.link))
     monkeypatch.setattr(shutil, "copy2", checked(shutil.copy2))
     monkeypatch.setattr(Path, "replace", checked(Path.replace))
     monkeypatch.setattr(Path, "unlink", checked(Path.unlink))
