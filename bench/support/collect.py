@@ -63,11 +63,17 @@ def main() -> None:
     parser.add_argument(
         "--merge", type=Path, action="append", default=[], help="JSON lines of {id, label, note}"
     )
+    parser.add_argument(
+        "--set", type=Path, default=SET, help=f"the labelled set to add to (default: {SET.name})"
+    )
     parser.add_argument("details", nargs="*", type=Path)
     args = parser.parse_args()
+    labelled_set: Path = args.set
     existing = []
-    if SET.exists():
-        existing = [json.loads(line) for line in SET.read_text(encoding="utf-8").splitlines()]
+    if labelled_set.exists():
+        existing = [
+            json.loads(line) for line in labelled_set.read_text(encoding="utf-8").splitlines()
+        ]
     by_id = {row["id"]: row for row in existing}
     for labels in args.merge:
         for line in labels.read_text(encoding="utf-8").splitlines():
@@ -85,11 +91,13 @@ def main() -> None:
             known.add(str(pair["id"]))
             existing.append(pair)
             added += 1
-    SET.write_text(
+    labelled_set.write_text(
         "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in existing), encoding="utf-8"
     )
     unlabelled = sum(row["label"] is None for row in existing)
-    print(f"{added} new pairs; {len(existing)} in {SET.name}, {unlabelled} not labelled yet")
+    print(
+        f"{added} new pairs; {len(existing)} in {labelled_set.name}, {unlabelled} not labelled yet"
+    )
 
 
 if __name__ == "__main__":
