@@ -48,7 +48,9 @@ from reader.verify.numbers import (
 )
 
 _CJK_RUN = re.compile(f"[{CJK_LETTERS}]+")
-_SAYS_ITS_STEM = re.compile(r"\b(?:pre|re)[-\u2010\u2011](\w+)", re.IGNORECASE)
+_SAYS_ITS_STEM = re.compile(
+    r"\b(?:pre|re|al|el|ibn|bin|abu|ben)[-\u2010\u2011](\w+)", re.IGNORECASE
+)
 _CLAUSE_BREAK = re.compile(r"[,;:.!?()]|\s(?:but|however|although|though|whereas|while)\s")
 
 # fmt: off
@@ -67,9 +69,9 @@ class _Vocabulary:
 
     @classmethod
     def of(cls, text: str) -> _Vocabulary:
-        # "pre-fetch data" says "fetch data" too, and "re-elected" "elected"; not
-        # so a prefix that negates ("non-", "un-"), reverses ("de-") or shares
-        # ("co-wrote" is not "wrote").
+        # "pre-fetch data" says "fetch data" too, "re-elected" "elected", and
+        # "Hassan al-Turabi" names Turabi; not so a prefix that negates ("non-",
+        # "un-"), reverses ("de-") or shares ("co-wrote" is not "wrote").
         tokens = words(text) + words(" ".join(_SAYS_ITS_STEM.findall(text)))
         numbers = {value for value in map(number_value, tokens) if value is not None}
         numbers.update(value for _, _, value in number_phrases(tokens))
@@ -256,7 +258,7 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         if qualified:
             problems.append(qualified)
     if not problems:
-        reported = _reported_only(claim_tokens, words(quote))
+        reported = _reported_only(claim_tokens, quote)
         if reported:
             problems.append(reported)
     if _CUT_OFF.search(claim.strip()):
@@ -282,11 +284,13 @@ _QUALIFIER_FAMILY = {
         ["most", "mostly", "mainly", "largely", "generally", "usually", "typically", "often"],
         "most",
     ),
-    **dict.fromkeys(["several", "partly", "somewhat", "sometimes", "occasionally"], "some"),
+    **dict.fromkeys(["some", "several", "partly", "somewhat", "sometimes", "occasionally"], "some"),
     **dict.fromkeys(["few", "rarely", "seldom", "hardly"], "few"),
 }
 # How many content words after a qualifier it bears on.
 QUALIFIER_REACH = 3
+# Words before "most" that make it a superlative: "the most", "their most".
+_SUPERLATIVE_AFTER = frozenset(["the", "a", "its", "their", "his", "her", "our", "your", "my"])
 # A condition: "when this code is returned, the response should..." is not "this
 # code is returned". Read only where the claim begins with what the condition says.
 _CONDITIONS = frozenset(["if", "when", "whenever", "unless", "provided"])
@@ -304,10 +308,18 @@ def _qualifier_problem(claim_tokens: list[str], quote_tokens: list[str]) -> str 
         family = _QUALIFIER_FAMILY.get(token)
         if family is None or family in claim_families:
             continue
+        if token == "most" and index > 0 and quote_tokens[index - 1] in _SUPERLATIVE_AFTER:
+            continue  # "their most famous song" ranks the song; it does not qualify it
+        if index + 1 < len(quote_tokens) and number_value(quote_tokens[index + 1]) is not None:
+            continue  # "some 20 people" bounds a number: the number check reads it
         # A qualifier bears on the words it stands before, not only the next one:
-        # "typically support uniform encryption" qualifies the encryption too.
-        qualified = [stem(t) for t in quote_tokens[index + 1 :] if t not in STOPWORDS]
-        if claim_stems & set(qualified[:QUALIFIER_REACH]):
+        # "typically support uniform encryption" qualifies the encryption too. The
+        # claim draws on what it qualifies when it has two of those words (or the
+        # only one): one shared name ("covers most of the Amazon basin" against
+        # "the Amazon rainforest is ...") is not enough.
+        after = [stem(t) for t in quote_tokens[index + 1 :] if t not in STOPWORDS]
+        qualified = set(after[:QUALIFIER_REACH])
+        if qualified and len(claim_stems & qualified) >= min(2, len(qualified)):
             return f"the quote says '{token}' and the claim drops it"
     claim_content = [t for t in claim_tokens if t not in STOPWORDS and t not in NEGATIONS]
     if claim_content and not _CONDITIONS & set(claim_tokens):
@@ -343,19 +355,32 @@ WORDS_WITH_RULES = frozenset(
 )
 
 
-def _reported_only(claim_tokens: list[str], quote_tokens: list[str]) -> str | None:
+def _reported_only(claim_tokens: list[str], quote: str) -> str | None:
     """A claim that states as fact what the quote only reports someone said or believed:
     the words the claim draws on come after a reporting verb it does not keep."""
     if any(token in REPORTING_VERBS for token in claim_tokens):
         return None
     claim_stems = {stem(t) for t in claim_tokens if t not in STOPWORDS}
+    quote_tokens = words(quote)
+    # What a clause of the quote says in its own voice, with no reporting verb: "It
+    # is tempting to think that A is B. However, since A can be recast as B ..."
+    # says A is B itself in its last clause.
+    unreported = max(
+        (
+            len(claim_stems & {stem(t) for t in clause})
+            for clause in map(words, _CLAUSE_BREAK.split(normalize_key(quote)))
+            if not REPORTING_VERBS & set(clause)
+        ),
+        default=0,
+    )
     for index, token in enumerate(quote_tokens):
         if token not in REPORTING_VERBS:
             continue
         before = {stem(t) for t in quote_tokens[:index] if t not in STOPWORDS}
         after = {stem(t) for t in quote_tokens[index + 1 :] if t not in STOPWORDS}
         drawn = claim_stems & (before | after)
-        if drawn and len(drawn & after) >= 2 and len(drawn & after) > len(drawn & before):
+        reported = len(drawn & after)
+        if drawn and reported >= 2 and reported > max(len(drawn & before), unreported):
             return f"the quote only reports this ('{token}'); the claim states it as fact"
     return None
 

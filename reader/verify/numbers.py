@@ -127,10 +127,11 @@ _BOUNDS = [
         (r"\b(?:at least|no less than|no fewer than|(?:at )?(?:a )?minimum(?: of)?)", "at least"),
         (r"\b(?:at most|up to|no more than|(?:at )?(?:a )?maximum(?: of)?|within)", "at most"),
         (
-            r"\b(?:more than|over|above|beyond|exceed\w*|in excess of|greater than|higher than)",
+            r"\b(?:more than|over|above|beyond|exceed\w*|in excess of|greater than|higher than|"
+            r"larger than|bigger than)",
             "over",
         ),
-        (r"\b(?:less than|fewer than|under|below|lower than)", "under"),
+        (r"\b(?:less than|fewer than|under|below|lower than|smaller than)", "under"),
         (r"\b(?:about|approximately|around|roughly|nearly|almost|circa|close to|some)", "about"),
     )
 ]
@@ -151,6 +152,9 @@ _BOUND_WORDS = frozenset(
         "excess",
         "greater",
         "higher",
+        "larger",
+        "bigger",
+        "smaller",
         "less",
         "fewer",
         "under",

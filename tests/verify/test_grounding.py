@@ -431,3 +431,52 @@ def test_compared_to_sets_two_things_side_by_side_but_comparing_is_a_word():
     assert check_grounding(claim, quote).grounded
     result = check_grounding("The study compared archival and campaign storage.", quote)
     assert not result.grounded and "compared" in result.missing
+
+
+def test_a_superlative_most_and_a_shared_name_are_not_qualifiers_to_keep():
+    quote = 'Their most famous song, "Fog on the Tyne" (1971), was covered in 1990.'
+    assert check_grounding(
+        "The song Fog on the Tyne was released in 1971.",
+        quote,
+        "What year was the song Fog on the Tyne released?",
+    ).grounded
+    quote = (
+        "The Amazon rainforest is a moist broadleaf forest that covers most of the Amazon basin."
+    )
+    assert check_grounding("The Amazon rainforest is a moist broadleaf forest.", quote).grounded
+    assert not check_grounding("The forest covers the Amazon basin.", quote).grounded
+
+
+def test_some_is_a_qualifier_unless_it_bounds_a_number():
+    quote = "Some Normans joined Turkish forces in Anatolia."
+    result = check_grounding("Normans joined Turkish forces.", quote)
+    assert not result.grounded and "'some'" in result.reason
+    assert check_grounding("About 20 Normans joined.", "Some 20 Normans joined.").grounded
+
+
+def test_larger_than_bounds_a_number_as_greater_than_does():
+    quote = "Any integer greater than 1 can be expressed as a product of primes."
+    claim = "Any integer larger than 1 can be expressed as a product of primes."
+    assert check_grounding(claim, quote).grounded
+    assert not check_grounding("Any integer 1 can be expressed as a product.", quote).grounded
+
+
+def test_a_statement_the_quote_also_makes_in_its_own_voice_is_not_only_reported():
+    quote = (
+        "It is tempting to think that function problems are richer than decision problems. "
+        "However, function problems can be recast as decision problems."
+    )
+    assert check_grounding("Function problems can be recast as decision problems.", quote).grounded
+    only_reported = "It is tempting to think that function problems are richer than decision ones."
+    assert not check_grounding(
+        "Function problems are richer than decision ones.", only_reported
+    ).grounded
+
+
+def test_a_name_after_al_is_the_name():
+    quote = "Sudan had an Islamist regime under the leadership of Hassan al-Turabi."
+    assert check_grounding(
+        "Turabi had the leadership of the Islamist regime.",
+        quote,
+        "Who was the leader of the Islamist regime in Sudan?",
+    ).grounded
