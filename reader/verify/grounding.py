@@ -117,12 +117,21 @@ def _unmatched_negations(
 LIGHT_WORDS = frozenset([
     "used", "using", "called", "named", "known", "located", "situated", "given", "total",
     "overall", "specifically", "respectively", "actually", "really", "indeed", "currently",
-    "originally", "initially", "first", "also", "noted", "reported", "stated", "explained",
+    "originally", "initially", "also", "noted", "reported", "stated", "explained",
     "indicated", "include", "includes", "included", "including", "consist", "consists",
     "consisting", "involve", "involves", "involved", "make", "makes", "made", "get", "gets",
     "got", "take", "takes", "took", "taken", "there", "way", "ways", "thing", "things",
     "something", "contain", "contains", "contained", "containing", "occur", "occurs",
     "occurred", "occurring",
+])
+# fmt: on
+
+# Words that rank: "the first chair", "the least known algorithm". Like a number,
+# a rank the question presupposes is the quote's to state.
+# fmt: off
+RANKS = frozenset([
+    "first", "last", "least", "best", "worst", "earliest", "latest", "highest", "lowest",
+    "largest", "smallest", "biggest", "greatest", "oldest", "newest", "youngest",
 ])
 # fmt: on
 
@@ -218,6 +227,9 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
             continue
         counted = after_number and token in COUNT_NOUNS
         after_number = False
+        if token in RANKS and not source.has(token):
+            kinds.setdefault(token, "word")  # a rank is a fact, whatever the question says
+            continue
         if token in NEGATIONS or token in STOPWORDS or counted:
             continue
         if source.has(token) or _has_kin(token, source):

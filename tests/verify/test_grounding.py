@@ -480,3 +480,19 @@ def test_a_name_after_al_is_the_name():
         quote,
         "Who was the leader of the Islamist regime in Sudan?",
     ).grounded
+
+
+def test_a_rank_the_question_presupposes_must_be_the_quotes():
+    quote = "The previous chairs were Rajendra K. Pachauri, elected in May 2002, and Bert Bolin."
+    result = check_grounding(
+        "Rajendra K. Pachauri was the first chair.", quote, "Who was the first chair of the IPCC?"
+    )
+    assert not result.grounded and "first" in result.missing
+    quote = "The best known algorithm for integer factorization is the number field sieve."
+    result = check_grounding(
+        "The number field sieve is the least known algorithm.",
+        quote,
+        "What is the least known algorithm for integer factorization?",
+    )
+    assert not result.grounded and "least" in result.missing
+    assert check_grounding("The number field sieve is the best known algorithm.", quote).grounded
