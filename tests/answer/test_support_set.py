@@ -13,9 +13,15 @@ from pathlib import Path
 from reader.library.evaluate import evaluate_support, is_support_set
 
 LABELLED = Path(__file__).resolve().parents[2] / "bench" / "support" / "claims.jsonl"
+# Claims written on other questions and labelled blind, after the rules last changed
+# for what they showed: the check's figures where it was not tuned.
+HELD_OUT = LABELLED.with_name("heldout.jsonl")
 # The rules alone (no model to judge): what reader gives with a server or no judge.
-RULES_PRECISION_FLOOR = 0.88
-RULES_RECALL_FLOOR = 0.88
+# Measured: 0.938 / 0.953 on the labelled set, 0.824 / 0.945 on the held-out one.
+RULES_PRECISION_FLOOR = 0.91
+RULES_RECALL_FLOOR = 0.93
+HELD_OUT_PRECISION_FLOOR = 0.80
+HELD_OUT_RECALL_FLOOR = 0.92
 
 
 def test_the_labelled_set_is_real_model_output_labelled_by_hand():
@@ -36,3 +42,15 @@ def test_the_rules_alone_keep_their_precision_and_recall_on_the_labelled_set():
     assert overall["precision"] >= RULES_PRECISION_FLOOR, figures
     assert overall["recall"] >= RULES_RECALL_FLOOR, figures
     assert figures["ms_per_claim"] < 50
+
+
+def test_the_rules_keep_their_precision_and_recall_on_the_held_out_claims():
+    rows = [json.loads(line) for line in HELD_OUT.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) >= 150 and len({row["model"] for row in rows}) >= 2
+    assert all(row["label"] in ("supported", "unsupported") for row in rows)
+    assert not {row["question"] for row in rows} & {
+        json.loads(line)["question"] for line in LABELLED.read_text(encoding="utf-8").splitlines()
+    }
+    overall = evaluate_support(HELD_OUT)["overall"]
+    assert overall["precision"] >= HELD_OUT_PRECISION_FLOOR, overall
+    assert overall["recall"] >= HELD_OUT_RECALL_FLOOR, overall
