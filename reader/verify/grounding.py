@@ -7,7 +7,8 @@ check runs after the quote verifies and decides, word by word, whether the
 claim's text is grounded in the quote:
 
 - every number in the claim occurs in the quote ("1,000" and "1000" are the
-  same number; "three" and "3" too), whatever the question said;
+  same number; "three" and "3" too), whatever the question said, and so does
+  every rank ("the first chair", "the best known");
 - a negation in the claim ("not", "never", "n't", "without"...) is matched by
   one in the quote, and a negation in the part of the quote the claim draws on
   is kept by the claim (a dropped "not" turns the statement around);
@@ -363,7 +364,7 @@ REPORTING_VERBS = frozenset([
 
 # Every word a rule above reads for its meaning, not only for being in the quote.
 WORDS_WITH_RULES = frozenset(
-    [*_QUALIFIER_FAMILY, *_CONDITIONS, *_UNIVERSAL_FAMILY, *REPORTING_VERBS, *_BELIEF_VERBS]
+    [*_QUALIFIER_FAMILY, *_CONDITIONS, *_UNIVERSAL_FAMILY, *REPORTING_VERBS, *_BELIEF_VERBS, *RANKS]
 )
 
 
