@@ -43,6 +43,19 @@ def overwrite_pages(path: Path, pages: list[int], seed: int = 7) -> None:
             handle.write(bytes(noise.randrange(256) for _ in range(size)))
 
 
+def damage_document_records(path: Path) -> None:
+    """Overwrite the pages that hold the documents table's rows (not their overflow)."""
+    with sqlite3.connect(path) as connection:
+        pages = [
+            row[0]
+            for row in connection.execute(
+                "SELECT pageno FROM dbstat WHERE name = 'documents' AND pagetype != 'overflow'"
+            )
+        ]
+    connection.close()
+    overwrite_pages(path, pages)
+
+
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

@@ -15,7 +15,13 @@ from reader.errors import LibraryDamagedError
 from reader.library import Library
 from reader.library.repair import repair_library
 from reader.store import LibraryStore, health
-from tests.damage import ESSAY, digest, library_of_two_documents, overwrite_pages
+from tests.damage import (
+    ESSAY,
+    damage_document_records,
+    digest,
+    library_of_two_documents,
+    overwrite_pages,
+)
 
 
 def reader(*args: str) -> subprocess.CompletedProcess[str]:
@@ -238,15 +244,7 @@ def test_a_document_whose_record_is_unreadable_is_read_again_from_its_recorded_f
     two_documents,
 ):
     path = Path(two_documents["path"])  # type: ignore[arg-type]
-    with sqlite3.connect(path) as connection:  # the pages holding the documents' records
-        pages = [
-            row[0]
-            for row in connection.execute(
-                "SELECT pageno FROM dbstat WHERE name = 'documents' AND pagetype != 'overflow'"
-            )
-        ]
-    connection.close()
-    overwrite_pages(path, pages)
+    damage_document_records(path)
     with pytest.raises(LibraryDamagedError):
         Library()
 

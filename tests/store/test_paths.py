@@ -15,7 +15,7 @@ from reader.records import Chunk, Document
 from reader.store import LibraryStore
 from reader.store.rows import path_from_value, path_value
 from reader.store.sources import SourceFile, document_sources, recorded_at, recorded_file
-from tests.damage import library_of_two_documents, overwrite_pages
+from tests.damage import damage_document_records, library_of_two_documents, overwrite_pages
 
 # A name in Latin-1, as an old archive or a Windows share gives it: Python holds
 # the bytes that are not UTF-8 as surrogates.
@@ -123,15 +123,7 @@ def test_repair_reads_again_a_document_whose_record_is_unreadable_from_a_path_no
     with Library() as library:
         assert ingest_paths(library, [letter]).count("unchanged") == 1
     path = Path(two["path"])  # type: ignore[arg-type]
-    with sqlite3.connect(path) as connection:  # the pages holding the documents' records
-        pages = [
-            row[0]
-            for row in connection.execute(
-                "SELECT pageno FROM dbstat WHERE name = 'documents' AND pagetype != 'overflow'"
-            )
-        ]
-    connection.close()
-    overwrite_pages(path, pages)
+    damage_document_records(path)
 
     report = repair_library()
 
