@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -250,7 +251,14 @@ class ExtractionPool:
     def submit(
         self, path: Path, doc_id: str, password: str | None, ocr: OcrSettings | None = None
     ) -> Future[Extracted]:
-        return self._executor.submit(extract_file, path, doc_id, password, None, ocr)
+        try:
+            return self._executor.submit(extract_file, path, doc_id, password, None, ocr)
+        except OSError as error:
+            # The executor wakes its manager thread through a pipe that thread closes
+            # once a worker died; met in between, the pipe says "handle is closed".
+            raise BrokenProcessPool(
+                f"the pool broke as a file was handed to it ({error})"
+            ) from error
 
     def died_reading(self, path: Path, doc_id: str) -> Extracted:
         """The refusal of ``path``, lost when a worker died (call it before ``restart``):
@@ -308,7 +316,8 @@ class ExtractionPool:
         executor = self._executor
         # The executor has no public way to end a worker in the middle of a file.
         processes = list(getattr(executor, "_processes", {}).values())
-        executor.shutdown(wait=False, cancel_futures=True)
+        with contextlib.suppress(OSError):  # a broken pool's wakeup pipe may be closed
+            executor.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             if process.is_alive():
                 process.terminate()

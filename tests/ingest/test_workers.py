@@ -197,3 +197,17 @@ def test_a_file_that_kills_its_worker_is_refused_and_no_other_file_is_blamed(
     again = ingest_paths(library, [papers], workers=2)
     assert [o.state for o in again.outcomes].count("refused") == 1
     assert len(library.documents()) == 7
+
+
+def test_a_pool_met_while_its_wakeup_pipe_closes_is_broken_not_an_unexpected_error(tmp_path):
+    # After a worker dies, the executor's manager thread closes the pipe that submit and
+    # shutdown write to; a submit in between used to end the run with "reader failed
+    # unexpectedly (OSError: handle is closed)". Closing the pipe's end is that moment.
+    from concurrent.futures.process import BrokenProcessPool
+
+    papers = many_pdfs(tmp_path / "papers", 1, pages=1)
+    pool = ExtractionPool(1, log=tmp_path / "workers.log")
+    pool._executor._executor_manager_thread_wakeup._writer.close()  # type: ignore[attr-defined]
+    with pytest.raises(BrokenProcessPool):
+        pool.submit(papers / "paper-00.pdf", "0" * 16, None)
+    pool.stop()
