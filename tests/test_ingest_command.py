@@ -46,6 +46,9 @@ def test_an_interrupted_ingest_keeps_what_finished_and_the_next_run_adds_the_res
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl+C as a terminal gives it, also where this suite runs with SIGINT ignored
+        # (started in the background by a shell without job control).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert process.stderr is not None
     # Stopped once the first file is stored. Files are read largest first and their
