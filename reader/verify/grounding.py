@@ -271,11 +271,17 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         if qualified:
             problems.append(qualified)
     if not problems:
+        dropped = _dropped_non_prefix(claim_tokens, quote)
+        if dropped:
+            problems.append(dropped)
+    if not problems:
         reported = _reported_only(claim_tokens, quote)
         if reported:
             problems.append(reported)
     if _CUT_OFF.search(claim.strip()):
         problems.append("the claim stops mid-sentence")
+    if claim.strip().endswith("?"):
+        problems.append("the claim is a question, not a statement")
     if not problems and beyond_question == 0:
         problems.append("the claim only restates the question")
     elif not problems and not _states_something(said):
@@ -283,6 +289,25 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
     if problems:
         return Grounding(False, "; ".join(problems), tuple(missing))
     return Grounding(True, "every word of the claim is in the quote")
+
+
+# "non-Hispanic white": a "non-" word that narrows the word after it to its opposite.
+_NON_PREFIXED = re.compile(r"\bnon-(\w+)\s+(\w+)", re.IGNORECASE)
+
+
+def _dropped_non_prefix(claim_tokens: list[str], quote: str) -> str | None:
+    """The quote's "non-X Y" where the claim says Y without it: "the white
+    population was 55.1%" against "non-Hispanic white ... 55.1%"."""
+    claim_stems = {stem(t) for t in claim_tokens}
+    for match in _NON_PREFIXED.finditer(quote):
+        prefixed, narrowed = match.group(1).casefold(), match.group(2).casefold()
+        if narrowed in STOPWORDS or stem(narrowed) not in claim_stems:
+            continue
+        negated = stem(prefixed) in claim_stems and bool(NEGATIONS.intersection(claim_tokens))
+        if stem("non" + prefixed) not in claim_stems and not negated:
+            said = f"non-{match.group(1)} {match.group(2)}"
+            return f"the quote says '{said}' and the claim drops 'non-'"
+    return None
 
 
 # A claim cut at an abbreviation: "An HTTP/1.", "... to Mr." (a lone capital is not
@@ -358,7 +383,7 @@ REPORTING_VERBS = frozenset([
     "tells", "informed", "informs", "claimed", "claims", "argued", "argues", "felt", "feels",
     "hoped", "hopes", "feared", "fears", "supposed", "supposes", "imagined", "imagines",
     "assured", "promised", "suspected", "suspects", "wondered", "suggested", "suggests",
-    "suggest", "asked", "asks", "replied", "answered", "wrote",
+    "suggest", "asked", "asks", "replied", "answered", "wrote", "indicate", "indicates",
 ])
 # fmt: on
 

@@ -496,3 +496,42 @@ def test_a_rank_the_question_presupposes_must_be_the_quotes():
     )
     assert not result.grounded and "least" in result.missing
     assert check_grounding("The number field sieve is the best known algorithm.", quote).grounded
+
+
+def test_a_claim_written_as_a_question_is_not_linked():
+    quote = "However, the university did eventually reduce its South African holdings by $230m."
+    question = "By how much did Harvard reduce its South African holdings?"
+    claim = "By how much did the university reduce its holdings?"
+    verdict = check_grounding(claim, quote, question)
+    assert not verdict.grounded
+    assert "question" in verdict.reason
+    assert check_grounding(
+        "The university reduced its South African holdings by $230m.", quote, question
+    ).grounded
+
+
+def test_a_claim_that_drops_a_non_prefix_is_not_linked():
+    quote = "The city's non-Hispanic white population declined to 55.1% by 2010."
+    question = "What was the white population of the city as of 2010?"
+    claim = "The white population of the city was 55.1% by 2010."
+    dropped = check_grounding(claim, quote, question)
+    assert not dropped.grounded
+    assert "non-Hispanic" in dropped.reason
+    assert check_grounding(
+        "The non-Hispanic white population of the city was 55.1% by 2010.", quote, question
+    ).grounded
+    # "Hispanic white" is further from the quote still, not closer.
+    assert not check_grounding(
+        "The Hispanic white population of the city was 55.1% by 2010.", quote, question
+    ).grounded
+
+
+def test_what_surveys_indicate_is_reported_not_stated():
+    quote = (
+        "Surveys of plague pits indicate the first variant entered Europe through the port "
+        "of Marseille around November 1347."
+    )
+    claim = "The first variant entered Europe through the port of Marseille around November 1347."
+    verdict = check_grounding(claim, quote, "When did the first variant enter Europe?")
+    assert not verdict.grounded
+    assert "indicate" in verdict.reason
