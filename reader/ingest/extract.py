@@ -27,7 +27,13 @@ from reader.ingest.files import check_document_file
 from reader.ingest.furniture import PageLayout, find_furniture
 from reader.ingest.headings import headings_from_layout, headings_from_outline
 from reader.ingest.hocr import ScannedPage, scanned_page
-from reader.ingest.layout import LAYOUT_VERSION, TextBlock, open_document_file, page_blocks
+from reader.ingest.layout import (
+    LAYOUT_VERSION,
+    TextBlock,
+    open_document_file,
+    page_blocks,
+    page_dict_blocks,
+)
 from reader.ingest.ocr import (
     UNRELIABLE_BELOW,
     OcrSettings,
@@ -40,7 +46,12 @@ from reader.ingest.ocr import (
 from reader.ingest.ocr_languages import language_names
 from reader.ingest.page_labels import printed_page_labels
 from reader.ingest.plain_text import read_plain_text
-from reader.ingest.titles import choose_title, first_pages_title, without_running_lines
+from reader.ingest.titles import (
+    BODY_PAGES,
+    choose_title,
+    first_pages_title,
+    without_running_lines,
+)
 from reader.records import Furniture, Heading, OcrBox, OcrConfidence, OcrPageInfo
 
 PYMUPDF_TYPES = {
@@ -196,11 +207,16 @@ def _extract_pymupdf(
         page_heights: list[float] = []
         unreadable: list[int] = []
         scanned: list[int] = []
+        # The first pages' blocks as extracted, which the title is read from too.
+        first_pages: dict[int, list[dict]] = {}
         for number in range(page_count):
             try:
                 page = document[number]
                 page_heights.append(page.rect.height)
-                blocks = page_blocks(page)
+                raw_blocks = page_dict_blocks(page)
+                if number < BODY_PAGES:
+                    first_pages[number] = raw_blocks
+                blocks = page_blocks(page, raw_blocks=raw_blocks)
                 text = "\n\n".join(block.text for block in blocks)
                 if page_needs_ocr(page, text, ocr.mode):
                     scanned.append(number)
@@ -225,7 +241,7 @@ def _extract_pymupdf(
         except Exception:
             toc = []
         metadata_title = (document.metadata or {}).get("title") or ""
-        page_title = first_pages_title(document, page_block_lists, read_by_ocr)
+        page_title = first_pages_title(document, page_block_lists, read_by_ocr, first_pages)
 
     text, page_starts = _join_pages(page_texts)
     visible = len(text) - len(_WHITESPACE.findall(text))

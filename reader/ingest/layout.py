@@ -83,14 +83,15 @@ class TextBlock:
         return "\n".join(self.lines)
 
 
-def _displayer(page: pymupdf.Page) -> Callable[[Sequence[float]], Box]:
+def _displayer(page: pymupdf.Page, rotation: int | None = None) -> Callable[[Sequence[float]], Box]:
     """Maps a box of the page's unrotated space to where it is displayed.
 
     Done in plain arithmetic with the page's rotation matrix taken once: building a
     PyMuPDF rectangle and the matrix for every line made the layout pass about a
-    quarter of a text PDF's ingest (13,845 lines of Free Culture).
+    quarter of a text PDF's ingest (13,845 lines of Free Culture). ``rotation`` is
+    the page's, when the caller has read it already (each read asks MuPDF again).
     """
-    if page.rotation % 360 == 0:
+    if (page.rotation if rotation is None else rotation) % 360 == 0:
         return lambda box: (box[0], box[1], box[2], box[3])
     matrix = page.rotation_matrix
     a, b, c, d, e, f = (float(matrix[i]) for i in range(6))
@@ -104,28 +105,48 @@ def _displayer(page: pymupdf.Page) -> Callable[[Sequence[float]], Box]:
     return displayed
 
 
-def page_blocks(page: pymupdf.Page, in_reading_order: bool = True) -> list[TextBlock]:
+def page_dict_blocks(page: pymupdf.Page) -> list[dict]:
+    """The page's blocks as ``page.get_text("dict", flags=EXTRACTION_FLAGS)`` gives them.
+
+    Made from the page's text page directly: ``get_text`` also reads the crop box
+    for a page size nothing here uses. Ingest reads each page's blocks once and
+    hands them to whatever else wants them (the title of the first pages).
+    """
+    blocks: list[dict] = page.get_textpage(flags=EXTRACTION_FLAGS).extractDICT()["blocks"]
+    return blocks
+
+
+def page_blocks(
+    page: pymupdf.Page, in_reading_order: bool = True, raw_blocks: list[dict] | None = None
+) -> list[TextBlock]:
     """The non-empty text blocks of a page, in reading order (see ``reading_order``),
     or in the order the PDF draws them (the baseline ``bench/reading_order.py`` measures).
 
-    Uses the ``dict`` extraction, which yields the same blocks and lines as
-    ``rawdict`` (what ``page_text_with_boxes`` reads), without a box per
-    character.
+    Uses the ``dict`` extraction (``raw_blocks``, when the caller has it already),
+    which yields the same blocks and lines as ``rawdict`` (what
+    ``page_text_with_boxes`` reads), without a box per character.
     """
-    raw = [b for b in page.get_text("dict", flags=EXTRACTION_FLAGS)["blocks"] if b["type"] == 0]
-    displayed = _displayer(page)
-    kept: list[tuple[dict, TextBlock]] = []
-    for block in raw:
+    if raw_blocks is None:
+        raw_blocks = page_dict_blocks(page)
+    rotation = page.rotation
+    displayed = _displayer(page, rotation)
+    sideways = rotation % 180 != 0
+    kept: list[TextBlock] = []
+    for block in raw_blocks:
+        if block["type"] != 0:
+            continue
         lines: list[str] = []
         line_boxes: list[Box] = []
         markers: list[tuple[int, int, int]] = []
         for line in block["lines"]:
-            text = "".join(span["text"] for span in line["spans"])
+            spans = line["spans"]
+            # Most lines are one span: no join to build.
+            text = spans[0]["text"] if len(spans) == 1 else "".join([s["text"] for s in spans])
             start, end = _stripped_bounds(text)
             if end <= start:
                 continue
             position = 0
-            for span in line["spans"]:
+            for span in spans:
                 span_end = position + len(span["text"])
                 if span["flags"] & SUPERSCRIPT:
                     low, high = max(position, start) - start, min(span_end, end) - start
@@ -136,20 +157,15 @@ def page_blocks(page: pymupdf.Page, in_reading_order: bool = True) -> list[TextB
             line_boxes.append(displayed(line["bbox"]))
         if lines:
             x0, y0, x1, y1 = displayed(block["bbox"])
-            height = (x1 - x0) if page.rotation % 180 else (y1 - y0)
+            height = (x1 - x0) if sideways else (y1 - y0)
             kept.append(
-                (
-                    block,
-                    TextBlock(lines, height / len(lines), (x0, y0, x1, y1), line_boxes, markers),
-                )
+                TextBlock(lines, height / len(lines), (x0, y0, x1, y1), line_boxes, markers)
             )
-    if not kept:
-        return []
-    if not in_reading_order:
-        return [text_block for _, text_block in kept]
-    weights = [len(text_block.text) for _, text_block in kept]
-    order = reading_order([text_block.bbox for _, text_block in kept], weights)
-    return [kept[index][1] for index in order]
+    if not kept or not in_reading_order:
+        return kept
+    weights = [len(text_block.text) for text_block in kept]
+    order = reading_order([text_block.bbox for text_block in kept], weights)
+    return [kept[index] for index in order]
 
 
 def page_text(page: pymupdf.Page) -> str:

@@ -229,35 +229,48 @@ def first_pages_title(
     document: pymupdf.Document,
     page_block_lists: Sequence[Sequence[TextBlock]],
     read_by_ocr: dict[int, ScannedPage],
+    raw_blocks: dict[int, list[dict]] | None = None,
 ) -> str:
-    """The title set on the document's first pages (see ``title_page_title``)."""
+    """The title set on the document's first pages (see ``title_page_title``).
+
+    ``raw_blocks`` are pages' ``dict`` extractions the caller made already
+    (``layout.page_dict_blocks``); other pages are extracted here.
+    """
     lines: list[TitleLine] = []
     for number in range(min(BODY_PAGES, len(page_block_lists))):
         if number in read_by_ocr:
             lines += scanned_lines(read_by_ocr[number], number)
             continue
         try:
-            lines += text_layer_lines(document[number], number)
+            blocks = (raw_blocks or {}).get(number)
+            lines += text_layer_lines(document[number], number, blocks)
         except Exception:  # a damaged page was left empty; it has no title either
             continue
     return title_page_title(lines, repeated_lines(page_block_lists), len(page_block_lists))
 
 
-def text_layer_lines(page: pymupdf.Page, number: int) -> list[TitleLine]:
+def text_layer_lines(
+    page: pymupdf.Page, number: int, raw_blocks: list[dict] | None = None
+) -> list[TitleLine]:
     """The page's lines that run the way most of its text runs (a line set across them,
-    in a margin, is a stamp or a slug), each with its largest font size."""
+    in a margin, is a stamp or a slug), each with its largest font size.
+
+    ``raw_blocks``: the page's ``dict`` extraction, when the caller has it."""
     import pymupdf  # here: the library reads titles without loading PyMuPDF
 
-    from reader.ingest.layout import EXTRACTION_FLAGS
+    from reader.ingest.layout import page_dict_blocks
 
+    if raw_blocks is None:
+        raw_blocks = page_dict_blocks(page)
+    rotation = page.rotation_matrix  # asked once: each read asks MuPDF again
     lines: list[tuple[TitleLine, bool]] = []
-    for block in page.get_text("dict", flags=EXTRACTION_FLAGS)["blocks"]:
+    for block in raw_blocks:
         for line in block.get("lines", []):
             spans = [span for span in line["spans"] if span["text"].strip()]
             if not spans:
                 continue
             text = " ".join("".join(span["text"] for span in line["spans"]).split())
-            shown = pymupdf.Rect(line["bbox"]) * page.rotation_matrix
+            shown = pymupdf.Rect(line["bbox"]) * rotation
             shown.normalize()
             size = max(span["size"] for span in spans)
             lines.append((TitleLine(text, size, number), shown.height > shown.width))

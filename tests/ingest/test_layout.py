@@ -3,7 +3,14 @@ import itertools
 import pymupdf
 
 from reader.ingest import read_document
-from reader.ingest.layout import page_text, page_text_with_boxes, span_rects
+from reader.ingest.layout import (
+    EXTRACTION_FLAGS,
+    page_blocks,
+    page_dict_blocks,
+    page_text,
+    page_text_with_boxes,
+    span_rects,
+)
 
 
 def test_rebuilt_page_text_equals_the_canonical_page_text(make_pdf):
@@ -60,3 +67,15 @@ def test_a_pdf_whose_name_is_not_utf8_is_read_and_rendered(make_pdf, tmp_path):
     width, height, _, samples, rects = render_page(odd, 1, spans=[(start, start + 9)])
     assert width > 0 and height > 0 and len(samples) > 0
     assert len(rects) == 1
+
+
+def test_the_dict_blocks_ingest_reads_are_those_get_text_gives(make_pdf):
+    path = make_pdf([["Alpha paragraph. " * 12, ("A heading", 16.0), "Beta paragraph."]])
+    with pymupdf.open(path) as pdf:
+        page = pdf[0]
+        expected = page.get_text("dict", flags=EXTRACTION_FLAGS)["blocks"]
+        assert page_dict_blocks(page) == expected
+        reused = page_blocks(page, raw_blocks=page_dict_blocks(page))
+        assert [(b.lines, b.bbox, b.line_boxes) for b in reused] == [
+            (b.lines, b.bbox, b.line_boxes) for b in page_blocks(page)
+        ]

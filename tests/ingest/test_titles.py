@@ -6,11 +6,13 @@ import pymupdf
 import pytest
 
 from reader.ingest.extract import extract
+from reader.ingest.layout import page_blocks, page_dict_blocks
 from reader.ingest.ocr import OcrSettings
 from reader.ingest.titles import (
     TitleLine,
     choose_title,
     clean_title,
+    first_pages_title,
     is_real_title,
     readable_file_name,
     title_page_title,
@@ -188,3 +190,14 @@ def test_a_markdown_file_whose_first_heading_is_generic_takes_the_next(make_file
     path = make_file("notes.md", b"# Introduction\n\nText.\n\n# Harbour Tolls\n\nMore.\n")
     assert extract(path).title == "Harbour Tolls"
     assert extract(make_file("my_notes.txt", b"Just some text.\n")).title == "my notes"
+
+
+def test_the_title_read_from_blocks_extracted_already_is_the_title_read_afresh(make_pdf):
+    path = make_pdf([[("Harbour Tolls of the North", 22.0), "Body text. " * 20], ["More."]])
+    with pymupdf.open(path) as document:
+        pages = [page_blocks(page) for page in document]
+        fresh = first_pages_title(document, pages, {})
+        given = {number: page_dict_blocks(document[number]) for number in range(len(pages))}
+        assert (
+            first_pages_title(document, pages, {}, given) == fresh == "Harbour Tolls of the North"
+        )
