@@ -1,6 +1,6 @@
 """The held-out questions the support check is also judged on, as a SQuAD file.
 
-    python bench/support/heldout.py /tmp/heldout.json
+    python bench/support/heldout.py /tmp/heldout.json [QUESTIONS.json]
     reader eval /tmp/heldout.json --limit 1000 --model MODEL.gguf --details run.jsonl
     python bench/support/collect.py --set bench/support/heldout.jsonl --model NAME run.jsonl
 
@@ -9,6 +9,11 @@ English and SQuAD 2 (16 of them unanswerable), one per paragraph drawn at
 random from the corpus, after the support check's rules were last
 changed; nobody looked at them while changing the check. ``heldout-questions.json``
 names the questions; their paragraphs are read from the corpus, not copied here.
+
+``heldout2-questions.json`` names a second draw of 90 (45 from each file, none
+from a paragraph of the first draw), whose claims, in ``heldout2.jsonl``, were
+written and labelled after the rules had been changed from reading the first
+held-out set's failures: the first set is no longer blind, the second is.
 """
 
 from __future__ import annotations
@@ -21,8 +26,8 @@ QUESTIONS = Path(__file__).with_name("heldout-questions.json")
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "qa"
 
 
-def heldout_set(corpus: Path = CORPUS) -> dict[str, object]:
-    wanted = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+def heldout_set(corpus: Path = CORPUS, questions: Path = QUESTIONS) -> dict[str, object]:
+    wanted = json.loads(questions.read_text(encoding="utf-8"))
     data = []
     for name, ids in wanted.items():
         source = json.loads((corpus / name).read_text(encoding="utf-8"))
@@ -42,4 +47,5 @@ def heldout_set(corpus: Path = CORPUS) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    Path(sys.argv[1]).write_text(json.dumps(heldout_set()), encoding="utf-8")
+    named = Path(sys.argv[2]) if len(sys.argv) > 2 else QUESTIONS
+    Path(sys.argv[1]).write_text(json.dumps(heldout_set(questions=named)), encoding="utf-8")
