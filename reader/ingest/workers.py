@@ -115,11 +115,26 @@ def worker_log_path() -> Path:
     return reader_home() / WORKER_LOG_NAME
 
 
-def _prepare_worker(log: str) -> None:
+def ocr_threads_per_worker(workers: int) -> int:
+    """Tesseracts each of ``workers`` processes runs at once: together one per core.
+
+    Each Tesseract keeps a core busy (see ``reader.ingest.ocr``); two workers each
+    running the two a lone reader runs would put four on two cores, and the
+    scanned files would take longer than with one worker.
+    """
+    return max(1, (os.cpu_count() or 1) // max(1, workers))
+
+
+def _prepare_worker(log: str, ocr_threads: int | None = None) -> None:
     # Ctrl+C reaches every process of the terminal's group; the parent decides what
     # stops, and stops the workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _send_stderr_to(log)
+    if ocr_threads is not None:
+        from reader.ingest import ocr
+
+        # This process reads files for the pool alone: its share of the cores.
+        ocr.OCR_WORKERS = ocr_threads
     # A parent that is killed cannot stop its workers: each ends itself when its
     # parent is gone, rather than wait for work that will never come.
     parent = multiprocessing.parent_process()
@@ -244,7 +259,7 @@ class ExtractionPool:
             max_workers=self.workers,
             mp_context=_context(str(self.log)),
             initializer=_prepare_worker,
-            initargs=(str(self.log),),
+            initargs=(str(self.log), ocr_threads_per_worker(self.workers)),
             max_tasks_per_child=DOCUMENTS_PER_WORKER,
         )
 

@@ -12,7 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from reader.ingest.workers import WORKER_LOG_NAME, ExtractionPool, worker_log_path
+from reader.ingest.workers import (
+    WORKER_LOG_NAME,
+    ExtractionPool,
+    ocr_threads_per_worker,
+    worker_log_path,
+)
 from reader.library.batch import ingest_paths
 from tests.test_cli import run
 from tests.test_ingest_command import many_pdfs
@@ -211,3 +216,22 @@ def test_a_pool_met_while_its_wakeup_pipe_closes_is_broken_not_an_unexpected_err
     with pytest.raises(BrokenProcessPool):
         pool.submit(papers / "paper-00.pdf", "0" * 16, None)
     pool.stop()
+
+
+@pytest.mark.parametrize(
+    ("cores", "workers", "threads"), [(2, 1, 2), (2, 2, 1), (4, 2, 2), (8, 3, 2), (1, 4, 1)]
+)
+def test_workers_share_the_cores_among_their_tesseracts(monkeypatch, cores, workers, threads):
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
+    assert ocr_threads_per_worker(workers) == threads
+
+
+def test_each_worker_runs_its_share_of_tesseracts(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    pool = ExtractionPool(2, log=tmp_path / "workers.log")
+    try:
+        # What the worker's OCR uses, read in the worker (eval pickles; a lambda would not).
+        asked = "__import__('reader.ingest.ocr', fromlist=['ocr']).OCR_WORKERS"
+        assert pool._executor.submit(eval, asked).result(timeout=60) == 2  # type: ignore[attr-defined]
+    finally:
+        pool.close()
