@@ -247,17 +247,20 @@ def evaluate_command(
     from reader.library.evaluate import evaluate, evaluate_support, is_support_set
 
     if is_support_set(qa_file):
-        from reader.answer.judge import judge_for
+        from reader.answer.judge import SupportJudge
 
         wrong: list[dict[str, Any]] = []
         judge = None
         if model or url:
-            judge = judge_for(make_backend(model=model, url=url, model_name=model_name))
-            if judge is None:
+            # Measured whether or not answers ask it (WEAK_JUDGES): this is how it is known.
+            backend = make_backend(model=model, url=url, model_name=model_name)
+            yes_probability = getattr(backend, "yes_probability", None)
+            if not callable(yes_probability):
                 raise ReaderError(
-                    "That model does not judge claims (a server cannot, and the models in "
-                    "WEAK_JUDGES judge worse than the rules alone): give another GGUF file."
+                    "A model server cannot judge claims (it gives no probabilities): "
+                    "give a GGUF file with --model."
                 )
+            judge = SupportJudge(yes_probability)
 
         def judged(done: int, total: int) -> None:
             if not as_json:

@@ -115,5 +115,6 @@ def test_models_measured_to_judge_badly_are_not_asked():
 
     for name in ("SmolLM2-135M-Instruct.Q4_1", "qwen2.5-coder-0.5b-instruct-q4"):
         assert judge_for(JudgingBackend(name=name)) is None
-    assert judge_for(JudgingBackend(name="qwen2.5-coder-1.5b-instruct-q4_k_m")) is not None
+    assert judge_for(JudgingBackend(name="qwen2.5-coder-1.5b-instruct-q4_k_m")) is None
+    assert judge_for(JudgingBackend(name="qwen2.5-7b-instruct-q4_k_m")) is not None
     assert judge_for(ScriptedBackend()) is None  # no probability to give

@@ -91,7 +91,7 @@ JUDGED_RECALL_FLOOR = 0.55  # 0.63 measured
 
 
 def test_the_model_judges_claims_it_wrote_as_they_were_labelled_by_hand(qwen_1_5b, tmp_path):
-    from reader.answer.judge import judge_for
+    from reader.answer.judge import SupportJudge
     from reader.library.evaluate import evaluate_support
     from tests.answer.test_support_set import LABELLED
 
@@ -102,8 +102,8 @@ def test_the_model_judges_claims_it_wrote_as_they_were_labelled_by_hand(qwen_1_5
     ]
     sample = tmp_path / "sample.jsonl"
     sample.write_text("\n".join(lines[::4]) + "\n", encoding="utf-8")
-    judge = judge_for(qwen_1_5b)
-    assert judge is not None
+    # Answers do not ask it (WEAK_JUDGES); `reader eval` still measures it so.
+    judge = SupportJudge(qwen_1_5b.yes_probability)
     figures = evaluate_support(sample, judge=judge)["overall"]
     assert judge.calls > 0
     assert figures["precision"] >= JUDGED_PRECISION_FLOOR, figures
