@@ -17,6 +17,11 @@ a run of the quote's own words. Letting it give links back (a claim refused
 for a word or two the quote says otherwise, above 0.9) gained one supported
 claim of 85 on the labelled set for a judgement on every such claim: not
 worth its time.
+
+Answers ask it only of models not listed in ``WEAK_JUDGES``. Every model
+measured is listed: the 1.5B Qwen's judgement, on claims of questions its
+threshold was not chosen on (the held-out sets), bought almost no precision
+for a loss of recall. ``reader eval SET --model`` measures it for any model.
 """
 
 from __future__ import annotations

@@ -18,6 +18,10 @@ claim's text is grounded in the quote:
   "called", "total"); or restates a word of the question (the claim may
   repeat what the question presupposes: "Jefferson had 198 cases two years
   after starting as a lawyer" against "In two years ... he had 198 cases");
+- the claim keeps what narrows the quote's words: a qualifier ("typically"),
+  a "non-" ("non-Hispanic white" is not "white"), a report ("surveys
+  indicate" is not a fact);
+- the claim is a statement, not a question, and not cut at an abbreviation;
 - and the claim says something of the quote's beyond the question's words
   (a claim made of the question's words alone is the question, not an answer).
 
@@ -26,8 +30,9 @@ the quote) and fast. What it cannot see: words in the quote in another order
 or relation ("Alice paid Bob" against "Bob paid Alice"; "the agency fined the
 firm" against "firms were threatened with fines") pass, as they share every
 word, and so does a quote's possibility stated as fact ("we could stop"
-against "it stops"). A model run in-process judges those
-(``reader.answer.judge``); the figures for both are in ``bench/support``.
+against "it stops"). A model run in-process can judge those
+(``reader.answer.judge``), but none of the models measured does it well enough
+on new claims to be asked; the figures for both are in ``bench/support``.
 """
 
 from __future__ import annotations
