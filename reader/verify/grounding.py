@@ -18,9 +18,11 @@ claim's text is grounded in the quote:
   "called", "total"); or restates a word of the question (the claim may
   repeat what the question presupposes: "Jefferson had 198 cases two years
   after starting as a lawyer" against "In two years ... he had 198 cases");
-- the claim keeps what narrows the quote's words: a qualifier ("typically"),
-  a "non-" ("non-Hispanic white" is not "white"), a report ("surveys
-  indicate" is not a fact);
+- the claim keeps what narrows the quote's words: a qualifier ("typically",
+  "the majority"), a "non-" ("non-Hispanic white" is not "white"), a report
+  or a hedge ("surveys indicate", "it is conjectured" is not a fact); and a
+  "non-" word is the quote's, whatever the question said ("non-binary" is
+  not "binary");
 - the claim is a statement, not a question, and not cut at an abbreviation;
 - and the claim says something of the quote's beyond the question's words
   (a claim made of the question's words alone is the question, not an answer).
@@ -238,6 +240,9 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
             continue
         if token in NEGATIONS or token in STOPWORDS or counted:
             continue
+        if _adds_non(token, source):
+            kinds.setdefault(token, "word")  # "non-" turns a word around, whatever was asked
+            continue
         if source.has(token) or _has_kin(token, source):
             said.append(token)
             beyond_question += not asked.has(token)
@@ -315,6 +320,16 @@ def _dropped_non_prefix(claim_tokens: list[str], quote: str) -> str | None:
     return None
 
 
+def _adds_non(token: str, source: _Vocabulary) -> bool:
+    """A "non-" word ("nonbinary") whose quote says the word without it ("binary")."""
+    return (
+        token.startswith("non")
+        and len(token) > 5
+        and not source.has(token)
+        and source.has(token[3:].lstrip("-"))
+    )
+
+
 # A claim cut at an abbreviation: "An HTTP/1.", "... to Mr." (a lone capital is not
 # enough to tell: "the very first U." against "chronic hepatitis C.").
 _CUT_OFF = re.compile(r"(?:/\d+|\b(?:Mr|Mrs|Ms|Dr|St|Prof))\.$")
@@ -324,10 +339,15 @@ _CUT_OFF = re.compile(r"(?:/\d+|\b(?:Mr|Mrs|Ms|Dr|St|Prof))\.$")
 # objects are counted" is not "objects are counted"; "all objects" says more.
 _QUALIFIER_FAMILY = {
     **dict.fromkeys(
-        ["most", "mostly", "mainly", "largely", "generally", "usually", "typically", "often"],
+        [
+            "most", "mostly", "mainly", "largely", "generally", "usually", "typically", "often",
+            "majority",
+        ],
         "most",
     ),
-    **dict.fromkeys(["some", "several", "partly", "somewhat", "sometimes", "occasionally"], "some"),
+    **dict.fromkeys(
+        ["some", "several", "partly", "somewhat", "sometimes", "occasionally", "minority"], "some"
+    ),
     **dict.fromkeys(["few", "rarely", "seldom", "hardly"], "few"),
 }
 # How many content words after a qualifier it bears on.
@@ -389,6 +409,8 @@ REPORTING_VERBS = frozenset([
     "hoped", "hopes", "feared", "fears", "supposed", "supposes", "imagined", "imagines",
     "assured", "promised", "suspected", "suspects", "wondered", "suggested", "suggests",
     "suggest", "asked", "asks", "replied", "answered", "wrote", "indicate", "indicates",
+    "conjectured", "hypothesized", "hypothesised", "speculated", "rumored", "rumoured",
+    "alleged", "allegedly", "presumed", "theorized", "theorised", "postulated",
 ])
 # fmt: on
 

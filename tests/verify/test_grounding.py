@@ -535,3 +535,44 @@ def test_what_surveys_indicate_is_reported_not_stated():
     verdict = check_grounding(claim, quote, "When did the first variant enter Europe?")
     assert not verdict.grounded
     assert "indicate" in verdict.reason
+
+
+def test_a_non_the_question_adds_is_not_the_quotes_to_state():
+    # From a held-out claim: the question said "non-binary", the quote "binary".
+    quote = "For example, integers can be represented in binary notation."
+    question = "What is represented by non-binary notation?"
+    added = check_grounding("Integers are represented by non-binary notation.", quote, question)
+    assert not added.grounded
+    assert "nonbinary" in added.missing
+    assert check_grounding("Integers are represented in binary notation.", quote, question).grounded
+
+
+def test_a_majority_qualifies_what_it_stands_before():
+    quote = (
+        "Public school teachers are required to have a bachelor's degree and the majority "
+        "must be certified by the state in which they teach."
+    )
+    question = "What must a public school teacher have, at a minimum?"
+    dropped = check_grounding(
+        "A public school teacher must have a bachelor's degree and be certified by the state.",
+        quote,
+        question,
+    )
+    assert not dropped.grounded
+    assert "majority" in dropped.reason
+    assert check_grounding(
+        "Public school teachers must have a bachelor's degree.", quote, question
+    ).grounded
+
+
+def test_what_is_conjectured_is_not_stated_as_fact():
+    quote = "It is conjectured there are infinitely many primes of the form n2 + 1."
+    question = "Of what form are infinitely many primes?"
+    stated = check_grounding("There are infinitely many primes of the form n2 + 1.", quote, question)
+    assert not stated.grounded
+    assert "conjectured" in stated.reason
+    assert check_grounding(
+        "It is conjectured that there are infinitely many primes of the form n2 + 1.",
+        quote,
+        question,
+    ).grounded
