@@ -568,7 +568,9 @@ def test_a_majority_qualifies_what_it_stands_before():
 def test_what_is_conjectured_is_not_stated_as_fact():
     quote = "It is conjectured there are infinitely many primes of the form n2 + 1."
     question = "Of what form are infinitely many primes?"
-    stated = check_grounding("There are infinitely many primes of the form n2 + 1.", quote, question)
+    stated = check_grounding(
+        "There are infinitely many primes of the form n2 + 1.", quote, question
+    )
     assert not stated.grounded
     assert "conjectured" in stated.reason
     assert check_grounding(
