@@ -267,7 +267,7 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
     claim_negations = _negations(claim_tokens)
     quote_negations = _negations(words(quote))
     added = _unmatched_negations(claim_negations, quote_negations)
-    quote_negation = _negation_in_drawn_clauses(quote, claim_tokens)
+    quote_negation = _negation_in_drawn_clauses(quote, claim_tokens, asked.stems)
     if added:
         problems.append(f"the claim says '{added[0]}' where the quote does not")
     elif quote_negation and not claim_negations:
@@ -340,7 +340,14 @@ _CUT_OFF = re.compile(r"(?:/\d+|\b(?:Mr|Mrs|Ms|Dr|St|Prof))\.$")
 _QUALIFIER_FAMILY = {
     **dict.fromkeys(
         [
-            "most", "mostly", "mainly", "largely", "generally", "usually", "typically", "often",
+            "most",
+            "mostly",
+            "mainly",
+            "largely",
+            "generally",
+            "usually",
+            "typically",
+            "often",
             "majority",
         ],
         "most",
@@ -353,7 +360,8 @@ _QUALIFIER_FAMILY = {
 # How many content words after a qualifier it bears on.
 QUALIFIER_REACH = 3
 # Words before "most" that make it a superlative: "the most", "their most".
-_SUPERLATIVE_AFTER = frozenset(["the", "a", "its", "their", "his", "her", "our", "your", "my"])
+# "William's most trusted barons": a possessive's "s" too.
+_SUPERLATIVE_AFTER = frozenset(["the", "a", "its", "their", "his", "her", "our", "your", "my", "s"])
 # A condition: "when this code is returned, the response should..." is not "this
 # code is returned". Read only where the claim begins with what the condition says.
 _CONDITIONS = frozenset(["if", "when", "whenever", "unless", "provided"])
@@ -361,6 +369,17 @@ _UNIVERSAL_FAMILY = {
     **dict.fromkeys(["all", "every", "each", "always", "entirely", "completely"], "all"),
     **dict.fromkeys(["only", "solely", "exclusively"], "only"),
 }
+
+
+def _span_of(tokens: list[str], content_words: int) -> int:
+    """How many of ``tokens`` it takes to hold their first ``content_words`` words
+    that are not stopwords."""
+    seen = 0
+    for index, token in enumerate(tokens):
+        seen += token not in STOPWORDS
+        if seen == content_words:
+            return index + 1
+    return len(tokens)
 
 
 def _qualifier_problem(claim_tokens: list[str], quote_tokens: list[str]) -> str | None:
@@ -382,7 +401,14 @@ def _qualifier_problem(claim_tokens: list[str], quote_tokens: list[str]) -> str 
         # "the Amazon rainforest is ...") is not enough.
         after = [stem(t) for t in quote_tokens[index + 1 :] if t not in STOPWORDS]
         qualified = set(after[:QUALIFIER_REACH])
-        if qualified and len(claim_stems & qualified) >= min(2, len(qualified)):
+        # The claim may say those words from elsewhere in the quote, unqualified
+        # ("also often called Southwest Fresno ... lies southwest of the freeway").
+        reach_end = index + 1 + _span_of(quote_tokens[index + 1 :], QUALIFIER_REACH)
+        elsewhere = {stem(t) for t in quote_tokens[:index] + quote_tokens[reach_end:]}
+        drawn = claim_stems & qualified
+        if drawn <= elsewhere:
+            continue
+        if qualified and len(drawn) >= min(2, len(qualified)):
             return f"the quote says '{token}' and the claim drops it"
     claim_content = [t for t in claim_tokens if t not in STOPWORDS and t not in NEGATIONS]
     if claim_content and not _CONDITIONS & set(claim_tokens):
@@ -456,7 +482,9 @@ def _states_something(said: list[str]) -> bool:
     return len(substantial) >= 2 or any(number_value(t) is not None for t in said)
 
 
-def _negation_in_drawn_clauses(quote: str, claim_tokens: list[str]) -> str | None:
+def _negation_in_drawn_clauses(
+    quote: str, claim_tokens: list[str], asked_stems: frozenset[str] = frozenset()
+) -> str | None:
     """A negation of the quote whose negated words the claim states without it.
 
     The negated word is the first content word after the negation; the claim
@@ -466,8 +494,10 @@ def _negation_in_drawn_clauses(quote: str, claim_tokens: list[str]) -> str | Non
     recordings without permission" against "play recordings").
     """
     claim_stems = {stem(t) for t in claim_tokens if t not in STOPWORDS and t not in NEGATIONS}
-    for clause in _CLAUSE_BREAK.split(normalize_key(quote)):
-        tokens = words(clause)
+    clauses = [words(clause) for clause in _CLAUSE_BREAK.split(normalize_key(quote))]
+    # What the quote says in clauses with no negation: a claim may draw on those.
+    unnegated = {stem(t) for tokens in clauses if not NEGATIONS & set(tokens) for t in tokens}
+    for tokens in clauses:
         content = {stem(t) for t in tokens if t not in STOPWORDS and t not in NEGATIONS}
         bounding = bounding_negations(tokens)
         for index, token in enumerate(tokens):
@@ -480,7 +510,14 @@ def _negation_in_drawn_clauses(quote: str, claim_tokens: list[str]) -> str | Non
             if negated is None or negated not in claim_stems:
                 continue
             others = content - {negated}
-            if not others or others & claim_stems:
+            shared = others & claim_stems
+            # "Neither Tesla nor Edison won the prize ... Tesla did receive a bid"
+            # against "Tesla received a Nobel Prize bid": what the claim shares with
+            # the negated clause beyond its subject is only what the question asked,
+            # and the quote names the subject elsewhere without a negation.
+            if shared and negated in unnegated and shared <= asked_stems:
+                continue
+            if not others or shared:
                 return token
     return None
 

@@ -578,3 +578,40 @@ def test_what_is_conjectured_is_not_stated_as_fact():
         quote,
         question,
     ).grounded
+
+
+def test_words_a_qualifier_bears_on_may_come_from_elsewhere_in_the_quote():
+    quote = (
+        'The "West Side" of Fresno, also often called "Southwest Fresno", is one of the '
+        "oldest neighborhoods in the city. The neighborhood lies southwest of the 99 freeway."
+    )
+    question = "In which direction does the West Side of Fresno lie to the 99 freeway?"
+    assert check_grounding(
+        "The West Side of Fresno lies southwest of the 99 freeway.", quote, question
+    ).grounded
+    # What only the qualified words say is still qualified.
+    assert not check_grounding(
+        'The West Side is called "Southwest Fresno".', quote, question
+    ).grounded
+
+
+def test_a_possessive_most_ranks_rather_than_qualifies():
+    quote = "The Marches came under the dominance of William's most trusted Norman barons."
+    question = "What was under the control of Norman barons?"
+    assert check_grounding(
+        "The Marches came under the dominance of Norman barons.", quote, question
+    ).grounded
+
+
+def test_a_negated_clause_the_claim_only_shares_the_questions_words_with():
+    quote = (
+        "Neither Tesla nor Edison won the prize (although Edison did receive one of 38 "
+        "possible bids in 1915 and Tesla did receive one of 38 possible bids in 1937)."
+    )
+    question = "In what year did Tesla receive a Nobel Prize bid?"
+    assert check_grounding("In 1937, Tesla received a Nobel Prize bid.", quote, question).grounded
+    assert not check_grounding("Tesla won the prize in 1937.", quote, question).grounded
+    # A negated statement the claim turns around is refused, whatever the question asked.
+    budget = "The committee did not approve the budget."
+    asked = "Did the committee approve the budget?"
+    assert not check_grounding("The committee approved the budget.", budget, asked).grounded
