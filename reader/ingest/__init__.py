@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from reader.ingest.chunking import chunk_text
 from reader.ingest.extractor_version import ExtractorVersion
+from reader.ingest.gc_pause import collection_paused
 from reader.records import Chunk, Document
 
 if TYPE_CHECKING:
@@ -73,9 +74,21 @@ def read_document(
     ocr: OcrSettings | None = None,
 ) -> tuple[Document, list[Chunk]]:
     """Extract and chunk the file at ``path`` (nothing is stored)."""
+    path = Path(path)
+    # Reading a text layer allocates a great deal that outlives no page (see gc_pause).
+    with collection_paused():
+        return _read_document(path, password, progress, doc_id, ocr)
+
+
+def _read_document(
+    path: Path,
+    password: str | None,
+    progress: ProgressCallback | None,
+    doc_id: str | None,
+    ocr: OcrSettings | None,
+) -> tuple[Document, list[Chunk]]:
     from reader.ingest.extract import extract
 
-    path = Path(path)
     extraction = extract(path, password=password, progress=progress, ocr=ocr)
     doc_id = doc_id or document_id(path)
     document = Document(

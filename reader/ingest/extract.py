@@ -25,6 +25,7 @@ from reader.errors import (
 from reader.ingest.extractor_version import ExtractorVersion
 from reader.ingest.files import check_document_file
 from reader.ingest.furniture import PageLayout, find_furniture
+from reader.ingest.gc_pause import collection_resumed
 from reader.ingest.headings import headings_from_layout, headings_from_outline
 from reader.ingest.hocr import ScannedPage, scanned_page
 from reader.ingest.layout import (
@@ -349,15 +350,15 @@ def _read_scanned(
     results: dict[int, ScannedPage] = {}
     readings: list[PageReading] = []
     blank = []
-    for done, reading in enumerate(
-        read_pages(document, numbers, engine, ocr.languages, waiting), start=1
-    ):
-        readings.append(reading)
-        if reading.page.words():
-            results[reading.number] = scanned_page(reading.page)
-        else:
-            blank.append(reading.number + 1)
-        waiting(done)
+    pages = read_pages(document, numbers, engine, ocr.languages, waiting)
+    with collection_resumed():  # OCR takes seconds a page: no pause holds that long
+        for done, reading in enumerate(pages, start=1):
+            readings.append(reading)
+            if reading.page.words():
+                results[reading.number] = scanned_page(reading.page)
+            else:
+                blank.append(reading.number + 1)
+            waiting(done)
     found_nothing = f"OCR found no text on {_page_list(blank)}" if blank else ""
     page_engines = {r.number: "ocr-" + engine_prefix + "+".join(r.languages) for r in readings}
     if ocr.automatic:
