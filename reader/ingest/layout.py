@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import cast
 
 import pymupdf
 
@@ -59,10 +60,11 @@ class TextBlock:
 
     ``line_boxes`` are the lines' rectangles as displayed (page rotation
     applied); ``markers`` are ``(line, start, end)`` ranges of superscript
-    text within a line's stripped text.
+    text within a line's stripped text; ``text`` is the lines joined by line
+    breaks, made once (reading order, the page's text and headings all ask).
     """
 
-    __slots__ = ("bbox", "line_boxes", "line_height", "lines", "markers")
+    __slots__ = ("bbox", "line_boxes", "line_height", "lines", "markers", "text")
 
     def __init__(
         self,
@@ -77,10 +79,7 @@ class TextBlock:
         self.bbox = bbox
         self.line_boxes = line_boxes or []
         self.markers = markers or []
-
-    @property
-    def text(self) -> str:
-        return "\n".join(self.lines)
+        self.text = "\n".join(lines)
 
 
 def _displayer(page: pymupdf.Page, rotation: int | None = None) -> Callable[[Sequence[float]], Box]:
@@ -92,7 +91,8 @@ def _displayer(page: pymupdf.Page, rotation: int | None = None) -> Callable[[Seq
     the page's, when the caller has read it already (each read asks MuPDF again).
     """
     if (page.rotation if rotation is None else rotation) % 360 == 0:
-        return lambda box: (box[0], box[1], box[2], box[3])
+        # PyMuPDF's boxes are tuples already: then this is no copy.
+        return cast("Callable[[Sequence[float]], Box]", tuple)
     matrix = page.rotation_matrix
     a, b, c, d, e, f = (float(matrix[i]) for i in range(6))
 
@@ -140,20 +140,29 @@ def page_blocks(
         markers: list[tuple[int, int, int]] = []
         for line in block["lines"]:
             spans = line["spans"]
-            # Most lines are one span: no join to build.
-            text = spans[0]["text"] if len(spans) == 1 else "".join([s["text"] for s in spans])
-            start, end = _stripped_bounds(text)
-            if end <= start:
+            # Most lines are one span: no join to build, one flag to look at.
+            if len(spans) == 1:
+                span = spans[0]
+                text = span["text"]
+                raised = span["flags"] & SUPERSCRIPT
+            else:
+                text = "".join([span["text"] for span in spans])
+                raised = any(span["flags"] & SUPERSCRIPT for span in spans)
+            stripped = text.strip()
+            if not stripped:
                 continue
-            position = 0
-            for span in spans:
-                span_end = position + len(span["text"])
-                if span["flags"] & SUPERSCRIPT:
-                    low, high = max(position, start) - start, min(span_end, end) - start
-                    if high > low:
-                        markers.append((len(lines), low, high))
-                position = span_end
-            lines.append(text[start:end])
+            if raised:
+                start = len(text) - len(text.lstrip())
+                end = start + len(stripped)
+                position = 0
+                for span in spans:
+                    span_end = position + len(span["text"])
+                    if span["flags"] & SUPERSCRIPT:
+                        low, high = max(position, start) - start, min(span_end, end) - start
+                        if high > low:
+                            markers.append((len(lines), low, high))
+                    position = span_end
+            lines.append(stripped)
             line_boxes.append(displayed(line["bbox"]))
         if lines:
             x0, y0, x1, y1 = displayed(block["bbox"])
