@@ -24,8 +24,12 @@ MAX_CHARS = 1500
 
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 # Zero-width spaces after the mark are where the reading view left out a
-# footnote marker ("today.16 These").
-_SENTENCE_END = re.compile(r"(?:[.!?…]+[\"'”’)\]]*|[。！？]+[」』”’）]*)\u200b*\s+")
+# footnote marker ("today.16 These"). The pattern starts with one character of
+# a fixed set, which the search skips to (a pattern starting with a choice of
+# two runs is tried at every character: three times slower, the same matches).
+_SENTENCE_END = re.compile(
+    r"[.!?…。！？](?:(?<=[.!?…])[.!?…]*[\"'”’)\]]*|(?<=[。！？])[。！？]*[」』”’）]*)\u200b*\s+"
+)
 _WHITESPACE = re.compile(r"\s+")
 
 # Strength of a place to cut: a heading always starts a new chunk; otherwise a
