@@ -59,6 +59,8 @@ UNRELIABLE_BELOW = 60.0
 # A page holding fewer visible characters than this in its text layer is read by
 # OCR in ``auto`` mode (a scanned page often carries a stray page number or stamp).
 MIN_TEXT_LAYER_CHARS = 20
+# What glyphs without a Unicode mapping become: U+FFFD and control characters.
+_UNMAPPED = re.compile(r"[\ufffd\x00-\x1f]")
 # A page may be upside down or sideways when less than this share of its text was
 # read with confidence (``OcrPage.confident_share``): its orientation is then
 # detected and, if turned, it is read again turned upright. Detection takes as
@@ -284,8 +286,10 @@ def page_needs_ocr(page: pymupdf.Page, page_text: str, mode: str) -> bool:
         return True
     if mode == "never":
         return False
-    visible = [char for char in page_text if not char.isspace()]
-    unmapped = sum(1 for char in visible if char == "\ufffd" or ord(char) < 32)
+    # Whitespace split off (split() takes what isspace() does), the control
+    # characters left are those that are not whitespace.
+    visible = "".join(page_text.split())
+    unmapped = len(_UNMAPPED.findall(visible))
     if len(visible) >= MIN_TEXT_LAYER_CHARS and unmapped <= 0.5 * len(visible):
         return False
     try:
