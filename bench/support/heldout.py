@@ -13,7 +13,15 @@ names the questions; their paragraphs are read from the corpus, not copied here.
 ``heldout2-questions.json`` names a second draw of 90 (45 from each file, none
 from a paragraph of the first draw), whose claims, in ``heldout2.jsonl``, were
 written and labelled after the rules had been changed from reading the first
-held-out set's failures: the first set is no longer blind, the second is.
+held-out set's failures: the first set is no longer blind, the second was
+until rules came from reading its failures too.
+
+``heldout3-questions.json`` names a third draw of 90: 60 from XQuAD English,
+one per paragraph no earlier draw used, and 30 from SQuAD 2 (17 unanswerable),
+of which the 10 paragraphs no earlier draw used give one each and 20 are other
+questions of used paragraphs (none asked before). Its claims, in
+``heldout3.jsonl``, were written by the 1.5B model and labelled blind after
+the rules had changed from reading the second draw.
 """
 
 from __future__ import annotations

@@ -171,6 +171,23 @@ def _one_of(claim_tokens: list[str], position: int, quote_tokens: list[str]) -> 
     )
 
 
+def _unsaid_superlative(claim_tokens: list[str], position: int, quote_tokens: list[str]) -> bool:
+    """A rank made with "most" ("the most important type") that the quote does not
+    make of the same word: like "the first", it is the quote's to state."""
+    if claim_tokens[position] != "most" or position + 1 >= len(claim_tokens):
+        return False
+    if position == 0 or claim_tokens[position - 1] not in _SUPERLATIVE_AFTER:
+        return False
+    following = claim_tokens[position + 1]
+    if following in STOPWORDS or following.endswith("ly"):
+        return False  # "the most of", "the most commonly used": not a rank of a thing
+    ranked = stem(following)
+    return not any(
+        token == "most" and stem(quote_tokens[index + 1]) == ranked
+        for index, token in enumerate(quote_tokens[:-1])
+    )
+
+
 def _contrasts(tokens: list[str], position: int) -> bool:
     """ "compared to" and "compared with" only set two things the claim names side
     by side; "the study compared two drugs" says more, and is a word to find."""
@@ -211,6 +228,7 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         for index in range(first, end)
     }
     bounding = bound_positions(claim_tokens)
+    quote_tokens = words(quote)
     for position, token in enumerate(claim_tokens):
         if position in bounding:
             continue
@@ -237,6 +255,9 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         after_number = False
         if token in RANKS and not source.has(token):
             kinds.setdefault(token, "word")  # a rank is a fact, whatever the question says
+            continue
+        if _unsaid_superlative(claim_tokens, position, quote_tokens):
+            kinds.setdefault(f"most {claim_tokens[position + 1]}", "word")
             continue
         if token in NEGATIONS or token in STOPWORDS or counted:
             continue
@@ -313,6 +334,11 @@ def _dropped_non_prefix(claim_tokens: list[str], quote: str) -> str | None:
         prefixed, narrowed = match.group(1).casefold(), match.group(2).casefold()
         if narrowed in STOPWORDS or stem(narrowed) not in claim_stems:
             continue
+        # "Many types of Turing machines ... non-deterministic Turing machines": the
+        # claim may say the word where the sentence it draws on says it without
+        # "non-" (not so "white flight ... non-Hispanic white ... 55.1%").
+        if _said_without_non(_drawn_sentence(quote, claim_stems), narrowed):
+            continue
         negated = stem(prefixed) in claim_stems and bool(NEGATIONS.intersection(claim_tokens))
         if stem("non" + prefixed) not in claim_stems and not negated:
             said = f"non-{match.group(1)} {match.group(2)}"
@@ -327,6 +353,23 @@ def _adds_non(token: str, source: _Vocabulary) -> bool:
         and len(token) > 5
         and not source.has(token)
         and source.has(token[3:].lstrip("-"))
+    )
+
+
+def _drawn_sentence(quote: str, claim_stems: set[str]) -> str:
+    """The sentence of the quote that shares the most words with the claim."""
+    return max(
+        _SENTENCE_END.split(quote),
+        key=lambda sentence: len(claim_stems & {stem(t) for t in words(sentence)}),
+    )
+
+
+def _said_without_non(quote: str, word: str) -> bool:
+    """Whether the quote says ``word`` somewhere not right after a "non-" word."""
+    tokens = re.findall(r"[\w-]+", quote.casefold())
+    return any(
+        stem(token) == stem(word) and not (index > 0 and tokens[index - 1].startswith("non-"))
+        for index, token in enumerate(tokens)
     )
 
 
@@ -446,6 +489,11 @@ WORDS_WITH_RULES = frozenset(
 )
 
 
+# Where a sentence of a quote ends: what a report says ends with it ("than had been
+# supposed. Hutton published ..." does not report what Hutton published).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'\u201c(])")
+
+
 def _reported_only(claim_tokens: list[str], quote: str) -> str | None:
     """A claim that states as fact what the quote only reports someone said or believed:
     the words the claim draws on come after a reporting verb it does not keep."""
@@ -464,6 +512,16 @@ def _reported_only(claim_tokens: list[str], quote: str) -> str | None:
         ),
         default=0,
     )
+    for sentence in _SENTENCE_END.split(quote):
+        sentence_tokens = words(sentence)
+        problem = _reported_in(sentence_tokens, claim_stems, unreported)
+        if problem:
+            return problem
+    return None
+
+
+def _reported_in(quote_tokens: list[str], claim_stems: set[str], unreported: int) -> str | None:
+    """The reporting verb of one sentence of the quote that the claim draws on."""
     for index, token in enumerate(quote_tokens):
         if token not in REPORTING_VERBS:
             continue

@@ -8,28 +8,42 @@ or refuse more supported ones, fails here. bench/support/README.md has the figur
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 from reader.library.evaluate import evaluate_support, is_support_set
 
 LABELLED = Path(__file__).resolve().parents[2] / "bench" / "support" / "claims.jsonl"
-# Claims written on other questions and labelled blind, after the rules last changed
-# for what they showed: the check's figures where it was not tuned.
-HELD_OUT = LABELLED.with_name("heldout.jsonl")
-# A second draw, written and labelled after the rules last changed for what the
-# first held-out set showed. It was blind (0.691 / 0.844) until rules came from
-# reading its failures: a "non-" the question adds, "the majority", hedges, and a
-# qualifier or negation whose words the quote also says elsewhere without it.
-HELD_OUT_2 = LABELLED.with_name("heldout2.jsonl")
 # The rules alone (no model to judge): what reader gives with a server or no judge.
-# Measured: 0.938 / 0.953 on the labelled set, 0.850 / 0.936 on the held-out one.
+# Measured: 0.938 / 0.953 on the labelled set.
 RULES_PRECISION_FLOOR = 0.91
 RULES_RECALL_FLOOR = 0.93
-HELD_OUT_PRECISION_FLOOR = 0.83
-HELD_OUT_RECALL_FLOOR = 0.92
-# Measured 0.764 / 0.933.
-HELD_OUT_2_PRECISION_FLOOR = 0.74
-HELD_OUT_2_RECALL_FLOOR = 0.91
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """Claims written on other questions and labelled blind: each draw was written
+    and labelled after the rules last changed for what the draws before it showed.
+    A draw stays blind until rules come from reading its failures."""
+
+    name: str
+    least_claims: int
+    precision_floor: float
+    recall_floor: float
+
+
+HELD_OUT_DRAWS = [
+    # 0.850 / 0.936; read since.
+    HeldOut("heldout.jsonl", 150, 0.83, 0.92),
+    # Blind: 0.691 / 0.844; then read ("non-" added, "the majority", hedges, a
+    # qualifier or negation whose words the quote also says without it): 0.764 / 0.933.
+    HeldOut("heldout2.jsonl", 80, 0.74, 0.91),
+    # Blind: 0.853 / 0.812; then read (a report ends with its sentence, a "non-"
+    # the drawn sentence does without, "the most important"): 0.885 / 0.844.
+    HeldOut("heldout3.jsonl", 80, 0.86, 0.82),
+]
 
 
 def test_the_labelled_set_is_real_model_output_labelled_by_hand():
@@ -52,28 +66,22 @@ def test_the_rules_alone_keep_their_precision_and_recall_on_the_labelled_set():
     assert figures["ms_per_claim"] < 50
 
 
-def test_the_rules_keep_their_precision_and_recall_on_the_held_out_claims():
-    rows = [json.loads(line) for line in HELD_OUT.read_text(encoding="utf-8").splitlines()]
-    assert len(rows) >= 150 and len({row["model"] for row in rows}) >= 2
+@pytest.mark.parametrize("draw", HELD_OUT_DRAWS, ids=lambda draw: draw.name)
+def test_the_rules_keep_their_precision_and_recall_on_each_held_out_draw(draw: HeldOut):
+    path = LABELLED.with_name(draw.name)
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) >= draw.least_claims
     assert all(row["label"] in ("supported", "unsupported") for row in rows)
-    assert not {row["question"] for row in rows} & {
-        json.loads(line)["question"] for line in LABELLED.read_text(encoding="utf-8").splitlines()
-    }
-    overall = evaluate_support(HELD_OUT)["overall"]
-    assert overall["precision"] >= HELD_OUT_PRECISION_FLOOR, overall
-    assert overall["recall"] >= HELD_OUT_RECALL_FLOOR, overall
-
-
-def test_the_rules_keep_their_precision_and_recall_on_the_second_held_out_draw():
-    rows = [json.loads(line) for line in HELD_OUT_2.read_text(encoding="utf-8").splitlines()]
-    assert len(rows) >= 80
-    assert all(row["label"] in ("supported", "unsupported") for row in rows)
-    earlier = {
+    # Questions no earlier set asked: the draw is of claims the rules were not built on.
+    earlier = [LABELLED] + [
+        LABELLED.with_name(other.name) for other in HELD_OUT_DRAWS[: HELD_OUT_DRAWS.index(draw)]
+    ]
+    asked_before = {
         json.loads(line)["question"]
-        for path in (LABELLED, HELD_OUT)
-        for line in path.read_text(encoding="utf-8").splitlines()
+        for earlier_path in earlier
+        for line in earlier_path.read_text(encoding="utf-8").splitlines()
     }
-    assert not {row["question"] for row in rows} & earlier
-    overall = evaluate_support(HELD_OUT_2)["overall"]
-    assert overall["precision"] >= HELD_OUT_2_PRECISION_FLOOR, overall
-    assert overall["recall"] >= HELD_OUT_2_RECALL_FLOOR, overall
+    assert not {row["question"] for row in rows} & asked_before
+    overall = evaluate_support(path)["overall"]
+    assert overall["precision"] >= draw.precision_floor, overall
+    assert overall["recall"] >= draw.recall_floor, overall

@@ -615,3 +615,55 @@ def test_a_negated_clause_the_claim_only_shares_the_questions_words_with():
     budget = "The committee did not approve the budget."
     asked = "Did the committee approve the budget?"
     assert not check_grounding("The committee approved the budget.", budget, asked).grounded
+
+
+def test_a_word_the_drawn_sentence_also_says_without_non_may_be_claimed():
+    quote = (
+        "Many types of Turing machines are used to define complexity classes, such as "
+        "deterministic Turing machines and non-deterministic Turing machines."
+    )
+    question = "Turing machines are commonly used to define what?"
+    assert check_grounding(
+        "Turing machines are used to define complexity classes.", quote, question
+    ).grounded
+    # Said without "non-" only in another sentence, it is still the "non-" one.
+    flight = (
+        'A wave of "white flight" left the city poorer. The most populous group, '
+        "non-Hispanic white, declined to 55.1% by 2010."
+    )
+    assert not check_grounding(
+        "The white population was 55.1% by 2010.", flight, "What was the white population?"
+    ).grounded
+
+
+def test_a_report_reaches_the_end_of_its_sentence_only():
+    quote = (
+        "He explained his theory that the Earth must be much older than had previously "
+        "been supposed in order to allow enough time for mountains to be eroded. Hutton "
+        "published a two-volume version of his ideas in 1795 (Vol. 1, Vol. 2)."
+    )
+    question = "James Hutton published a 2 volume version of his theories in what year?"
+    assert check_grounding(
+        "James Hutton published a 2 volume version of his theories in 1795.", quote, question
+    ).grounded
+    reported = "Hutton supposed that the Earth is much older."
+    assert not check_grounding(
+        "The Earth is much older.", reported, "How old is the Earth?"
+    ).grounded
+
+
+def test_a_superlative_the_quote_does_not_make_is_not_the_claims_to_make():
+    quote = "In Britain, Norman art primarily survives as stonework or metalwork."
+    question = "What is the most important type of Norman art preserved in Britain?"
+    ranked = check_grounding(
+        "The most important type of Norman art in Britain is stonework or metalwork.",
+        quote,
+        question,
+    )
+    assert not ranked.grounded
+    assert "most important" in ranked.reason
+    assert check_grounding(
+        "The most famous song was covered in 1990.",
+        'Their most famous song, "Fog on the Tyne", was covered in 1990.',
+        "What was covered in 1990?",
+    ).grounded
