@@ -500,7 +500,6 @@ def _reported_only(claim_tokens: list[str], quote: str) -> str | None:
     if any(token in REPORTING_VERBS for token in claim_tokens):
         return None
     claim_stems = {stem(t) for t in claim_tokens if t not in STOPWORDS}
-    quote_tokens = words(quote)
     # What a clause of the quote says in its own voice, with no reporting verb: "It
     # is tempting to think that A is B. However, since A can be recast as B ..."
     # says A is B itself in its last clause.
