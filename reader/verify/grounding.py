@@ -27,6 +27,9 @@ claim's text is grounded in the quote:
 - and the claim says something of the quote's beyond the question's words
   (a claim made of the question's words alone is the question, not an answer).
 
+The rules for what narrows a quote's words (qualifiers, conditions, reports,
+"non-") are in ``reader.verify.narrowing``.
+
 It is deterministic, explainable (the reason names the words that are not in
 the quote) and fast. What it cannot see: words in the quote in another order
 or relation ("Alice paid Bob" against "Bob paid Alice"; "the agency fined the
@@ -45,6 +48,18 @@ from dataclasses import dataclass
 from reader.records import Claim, Grounding, Verification
 from reader.text.normalize import CJK_LETTERS, normalize_key
 from reader.text.words import STOPWORDS, stem, words
+from reader.verify.narrowing import (
+    CLAUSE_BREAK,
+    CONDITIONS,
+    NEGATIONS,
+    QUALIFIER_FAMILY,
+    REPORTING_VERBS,
+    SUPERLATIVE_AFTER,
+    UNIVERSAL_FAMILY,
+    dropped_non_prefix,
+    qualifier_problem,
+    reported_only,
+)
 from reader.verify.numbers import (
     COUNT_NOUNS,
     NUMBER_WORDS,
@@ -59,14 +74,8 @@ _CJK_RUN = re.compile(f"[{CJK_LETTERS}]+")
 _SAYS_ITS_STEM = re.compile(
     r"\b(?:pre|re|al|el|ibn|bin|abu|ben)[-\u2010\u2011](\w+)", re.IGNORECASE
 )
-_CLAUSE_BREAK = re.compile(r"[,;:.!?()]|\s(?:but|however|although|though|whereas|while)\s")
 
-# fmt: off
-NEGATIONS = frozenset([
-    "not", "no", "never", "none", "nor", "neither", "cannot", "without", "nobody", "nothing",
-    "nowhere",
-])
-# fmt: on
+
 @dataclass(frozen=True, slots=True)
 class _Vocabulary:
     """What a piece of text offers to support a claim: words, stems, numbers."""
@@ -176,7 +185,7 @@ def _unsaid_superlative(claim_tokens: list[str], position: int, quote_tokens: li
     make of the same word: like "the first", it is the quote's to state."""
     if claim_tokens[position] != "most" or position + 1 >= len(claim_tokens):
         return False
-    if position == 0 or claim_tokens[position - 1] not in _SUPERLATIVE_AFTER:
+    if position == 0 or claim_tokens[position - 1] not in SUPERLATIVE_AFTER:
         return False
     following = claim_tokens[position + 1]
     if following in STOPWORDS or following.endswith("ly"):
@@ -196,6 +205,12 @@ def _contrasts(tokens: list[str], position: int) -> bool:
         and position + 1 < len(tokens)
         and tokens[position + 1] in ("to", "with")
     )
+
+
+# Every word a rule reads for its meaning, not only for being in the quote.
+WORDS_WITH_RULES = frozenset(
+    [*QUALIFIER_FAMILY, *CONDITIONS, *UNIVERSAL_FAMILY, *REPORTING_VERBS, *_BELIEF_VERBS, *RANKS]
+)
 
 
 def _has_kin(token: str, source: _Vocabulary) -> bool:
@@ -298,15 +313,15 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         if misread:
             problems.append(misread)
     if not problems:
-        qualified = _qualifier_problem(claim_tokens, words(quote))
+        qualified = qualifier_problem(claim_tokens, words(quote))
         if qualified:
             problems.append(qualified)
     if not problems:
-        dropped = _dropped_non_prefix(claim_tokens, quote)
+        dropped = dropped_non_prefix(claim_tokens, quote)
         if dropped:
             problems.append(dropped)
     if not problems:
-        reported = _reported_only(claim_tokens, quote)
+        reported = reported_only(claim_tokens, quote)
         if reported:
             problems.append(reported)
     if _CUT_OFF.search(claim.strip()):
@@ -322,30 +337,6 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
     return Grounding(True, "every word of the claim is in the quote")
 
 
-# "non-Hispanic white": a "non-" word that narrows the word after it to its opposite.
-_NON_PREFIXED = re.compile(r"\bnon-(\w+)\s+(\w+)", re.IGNORECASE)
-
-
-def _dropped_non_prefix(claim_tokens: list[str], quote: str) -> str | None:
-    """The quote's "non-X Y" where the claim says Y without it: "the white
-    population was 55.1%" against "non-Hispanic white ... 55.1%"."""
-    claim_stems = {stem(t) for t in claim_tokens}
-    for match in _NON_PREFIXED.finditer(quote):
-        prefixed, narrowed = match.group(1).casefold(), match.group(2).casefold()
-        if narrowed in STOPWORDS or stem(narrowed) not in claim_stems:
-            continue
-        # "Many types of Turing machines ... non-deterministic Turing machines": the
-        # claim may say the word where the sentence it draws on says it without
-        # "non-" (not so "white flight ... non-Hispanic white ... 55.1%").
-        if _said_without_non(_drawn_sentence(quote, claim_stems), narrowed):
-            continue
-        negated = stem(prefixed) in claim_stems and bool(NEGATIONS.intersection(claim_tokens))
-        if stem("non" + prefixed) not in claim_stems and not negated:
-            said = f"non-{match.group(1)} {match.group(2)}"
-            return f"the quote says '{said}' and the claim drops 'non-'"
-    return None
-
-
 def _adds_non(token: str, source: _Vocabulary) -> bool:
     """A "non-" word ("nonbinary") whose quote says the word without it ("binary")."""
     return (
@@ -356,181 +347,9 @@ def _adds_non(token: str, source: _Vocabulary) -> bool:
     )
 
 
-def _drawn_sentence(quote: str, claim_stems: set[str]) -> str:
-    """The sentence of the quote that shares the most words with the claim."""
-    return max(
-        _SENTENCE_END.split(quote),
-        key=lambda sentence: len(claim_stems & {stem(t) for t in words(sentence)}),
-    )
-
-
-def _said_without_non(quote: str, word: str) -> bool:
-    """Whether the quote says ``word`` somewhere not right after a "non-" word."""
-    tokens = re.findall(r"[\w-]+", quote.casefold())
-    return any(
-        stem(token) == stem(word) and not (index > 0 and tokens[index - 1].startswith("non-"))
-        for index, token in enumerate(tokens)
-    )
-
-
 # A claim cut at an abbreviation: "An HTTP/1.", "... to Mr." (a lone capital is not
 # enough to tell: "the very first U." against "chronic hepatitis C.").
 _CUT_OFF = re.compile(r"(?:/\d+|\b(?:Mr|Mrs|Ms|Dr|St|Prof))\.$")
-
-
-# Words that say how much of a thing, or how often, a statement holds for: "most
-# objects are counted" is not "objects are counted"; "all objects" says more.
-_QUALIFIER_FAMILY = {
-    **dict.fromkeys(
-        [
-            "most",
-            "mostly",
-            "mainly",
-            "largely",
-            "generally",
-            "usually",
-            "typically",
-            "often",
-            "majority",
-        ],
-        "most",
-    ),
-    **dict.fromkeys(
-        ["some", "several", "partly", "somewhat", "sometimes", "occasionally", "minority"], "some"
-    ),
-    **dict.fromkeys(["few", "rarely", "seldom", "hardly"], "few"),
-}
-# How many content words after a qualifier it bears on.
-QUALIFIER_REACH = 3
-# Words before "most" that make it a superlative: "the most", "their most".
-# "William's most trusted barons": a possessive's "s" too.
-_SUPERLATIVE_AFTER = frozenset(["the", "a", "its", "their", "his", "her", "our", "your", "my", "s"])
-# A condition: "when this code is returned, the response should..." is not "this
-# code is returned". Read only where the claim begins with what the condition says.
-_CONDITIONS = frozenset(["if", "when", "whenever", "unless", "provided"])
-_UNIVERSAL_FAMILY = {
-    **dict.fromkeys(["all", "every", "each", "always", "entirely", "completely"], "all"),
-    **dict.fromkeys(["only", "solely", "exclusively"], "only"),
-}
-
-
-def _span_of(tokens: list[str], content_words: int) -> int:
-    """How many of ``tokens`` it takes to hold their first ``content_words`` words
-    that are not stopwords."""
-    seen = 0
-    for index, token in enumerate(tokens):
-        seen += token not in STOPWORDS
-        if seen == content_words:
-            return index + 1
-    return len(tokens)
-
-
-def _qualifier_problem(claim_tokens: list[str], quote_tokens: list[str]) -> str | None:
-    """A qualifier of the quote's that the claim drops, or a universal it adds."""
-    claim_stems = {stem(t) for t in claim_tokens if t not in STOPWORDS}
-    claim_families = {_QUALIFIER_FAMILY.get(t) for t in claim_tokens} - {None}
-    for index, token in enumerate(quote_tokens):
-        family = _QUALIFIER_FAMILY.get(token)
-        if family is None or family in claim_families:
-            continue
-        if token == "most" and index > 0 and quote_tokens[index - 1] in _SUPERLATIVE_AFTER:
-            continue  # "their most famous song" ranks the song; it does not qualify it
-        if index + 1 < len(quote_tokens) and number_value(quote_tokens[index + 1]) is not None:
-            continue  # "some 20 people" bounds a number: the number check reads it
-        # A qualifier bears on the words it stands before, not only the next one:
-        # "typically support uniform encryption" qualifies the encryption too. The
-        # claim draws on what it qualifies when it has two of those words (or the
-        # only one): one shared name ("covers most of the Amazon basin" against
-        # "the Amazon rainforest is ...") is not enough.
-        after = [stem(t) for t in quote_tokens[index + 1 :] if t not in STOPWORDS]
-        qualified = set(after[:QUALIFIER_REACH])
-        # The claim may say those words from elsewhere in the quote, unqualified
-        # ("also often called Southwest Fresno ... lies southwest of the freeway").
-        reach_end = index + 1 + _span_of(quote_tokens[index + 1 :], QUALIFIER_REACH)
-        elsewhere = {stem(t) for t in quote_tokens[:index] + quote_tokens[reach_end:]}
-        drawn = claim_stems & qualified
-        if drawn <= elsewhere:
-            continue
-        if qualified and len(drawn) >= min(2, len(qualified)):
-            return f"the quote says '{token}' and the claim drops it"
-    claim_content = [t for t in claim_tokens if t not in STOPWORDS and t not in NEGATIONS]
-    if claim_content and not _CONDITIONS & set(claim_tokens):
-        for index, token in enumerate(quote_tokens):
-            if token not in _CONDITIONS:
-                continue
-            conditioned = next((t for t in quote_tokens[index + 1 :] if t not in STOPWORDS), None)
-            if conditioned is not None and stem(conditioned) == stem(claim_content[0]):
-                return f"the quote says it only '{token}' something else holds"
-    quote_universals = {_UNIVERSAL_FAMILY.get(t) for t in quote_tokens} - {None}
-    for token in claim_tokens:
-        family = _UNIVERSAL_FAMILY.get(token)
-        if family is not None and family not in quote_universals:
-            return f"the claim says '{token}' where the quote does not"
-    return None
-
-
-# Verbs that report what someone said or believed: "she believed Lady Catherine to be
-# what he represented" does not say Lady Catherine was.
-# fmt: off
-REPORTING_VERBS = frozenset([
-    "believed", "believes", "believe", "thought", "thinks", "think", "said", "says", "told",
-    "tells", "informed", "informs", "claimed", "claims", "argued", "argues", "felt", "feels",
-    "hoped", "hopes", "feared", "fears", "supposed", "supposes", "imagined", "imagines",
-    "assured", "promised", "suspected", "suspects", "wondered", "suggested", "suggests",
-    "suggest", "asked", "asks", "replied", "answered", "wrote", "indicate", "indicates",
-    "conjectured", "hypothesized", "hypothesised", "speculated", "rumored", "rumoured",
-    "alleged", "allegedly", "presumed", "theorized", "theorised", "postulated",
-])
-# fmt: on
-
-# Every word a rule above reads for its meaning, not only for being in the quote.
-WORDS_WITH_RULES = frozenset(
-    [*_QUALIFIER_FAMILY, *_CONDITIONS, *_UNIVERSAL_FAMILY, *REPORTING_VERBS, *_BELIEF_VERBS, *RANKS]
-)
-
-
-# Where a sentence of a quote ends: what a report says ends with it ("than had been
-# supposed. Hutton published ..." does not report what Hutton published).
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'\u201c(])")
-
-
-def _reported_only(claim_tokens: list[str], quote: str) -> str | None:
-    """A claim that states as fact what the quote only reports someone said or believed:
-    the words the claim draws on come after a reporting verb it does not keep."""
-    if any(token in REPORTING_VERBS for token in claim_tokens):
-        return None
-    claim_stems = {stem(t) for t in claim_tokens if t not in STOPWORDS}
-    # What a clause of the quote says in its own voice, with no reporting verb: "It
-    # is tempting to think that A is B. However, since A can be recast as B ..."
-    # says A is B itself in its last clause.
-    unreported = max(
-        (
-            len(claim_stems & {stem(t) for t in clause})
-            for clause in map(words, _CLAUSE_BREAK.split(normalize_key(quote)))
-            if not REPORTING_VERBS & set(clause)
-        ),
-        default=0,
-    )
-    for sentence in _SENTENCE_END.split(quote):
-        sentence_tokens = words(sentence)
-        problem = _reported_in(sentence_tokens, claim_stems, unreported)
-        if problem:
-            return problem
-    return None
-
-
-def _reported_in(quote_tokens: list[str], claim_stems: set[str], unreported: int) -> str | None:
-    """The reporting verb of one sentence of the quote that the claim draws on."""
-    for index, token in enumerate(quote_tokens):
-        if token not in REPORTING_VERBS:
-            continue
-        before = {stem(t) for t in quote_tokens[:index] if t not in STOPWORDS}
-        after = {stem(t) for t in quote_tokens[index + 1 :] if t not in STOPWORDS}
-        drawn = claim_stems & (before | after)
-        reported = len(drawn & after)
-        if drawn and reported >= 2 and reported > max(len(drawn & before), unreported):
-            return f"the quote only reports this ('{token}'); the claim states it as fact"
-    return None
 
 
 def _states_something(said: list[str]) -> bool:
@@ -551,7 +370,7 @@ def _negation_in_drawn_clauses(
     recordings without permission" against "play recordings").
     """
     claim_stems = {stem(t) for t in claim_tokens if t not in STOPWORDS and t not in NEGATIONS}
-    clauses = [words(clause) for clause in _CLAUSE_BREAK.split(normalize_key(quote))]
+    clauses = [words(clause) for clause in CLAUSE_BREAK.split(normalize_key(quote))]
     # What the quote says in clauses with no negation: a claim may draw on those.
     unnegated = {stem(t) for tokens in clauses if not NEGATIONS & set(tokens) for t in tokens}
     for tokens in clauses:
