@@ -21,12 +21,27 @@ def printed_page_labels(document: pymupdf.Document) -> list[str]:
     try:
         if not document.get_page_labels():
             return []
-        labels = [_decoded(document[number].get_label()) for number in range(document.page_count)]
+        labels = [_decoded(label) for label in _page_labels(document)]
     except Exception:  # a damaged label tree: the pages keep their numbers
         return []
     if all(label == str(number) for number, label in enumerate(labels, start=1)):
         return []
     return labels
+
+
+def _page_labels(document: pymupdf.Document) -> list[str]:
+    """What ``get_label()`` gives for each page. It loads the page and reads and
+    sorts the label rules again for every page; here they are read once, and the
+    label found by the function ``get_label`` calls."""
+    read_rules = getattr(document, "_get_page_labels", None)
+    label_of = getattr(pymupdf.utils, "get_label_pno", None)
+    if read_rules is None or label_of is None:  # another PyMuPDF: page by page
+        return [document[number].get_label() for number in range(document.page_count)]
+    rules = read_rules()
+    if not rules:
+        return [""] * document.page_count
+    rules.sort()
+    return [label_of(number, rules) for number in range(document.page_count)]
 
 
 def _decoded(label: str) -> str:
