@@ -254,7 +254,7 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
             continue
         value = number_value(token)
         if value is not None:
-            said_as_one = token == "one" and _one_of(claim_tokens, position, words(quote))
+            said_as_one = token == "one" and _one_of(claim_tokens, position, quote_tokens)
             if (
                 value not in source.numbers
                 and not (token in NUMBER_WORDS and source.has(token))
@@ -301,7 +301,7 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         )
         problems.append(f"{what} not in the quote: {listed}{more}")
     claim_negations = _negations(claim_tokens)
-    quote_negations = _negations(words(quote))
+    quote_negations = _negations(quote_tokens)
     added = _unmatched_negations(claim_negations, quote_negations)
     quote_negation = _negation_in_drawn_clauses(quote, claim_tokens, asked.stems)
     if added:
@@ -309,11 +309,11 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
     elif quote_negation and not claim_negations:
         problems.append(f"the quote says '{quote_negation}' and the claim drops it")
     if not missing:
-        misread = misread_number(claim_tokens, words(quote))
+        misread = misread_number(claim_tokens, quote_tokens)
         if misread:
             problems.append(misread)
     if not problems:
-        qualified = qualifier_problem(claim_tokens, words(quote))
+        qualified = qualifier_problem(claim_tokens, quote_tokens)
         if qualified:
             problems.append(qualified)
     if not problems:
