@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from reader.ingest.chunking import sentence_spans
 from reader.text.normalize import normalize_key
 from reader.text.words import STOPWORDS, stem, words
 from reader.verify.numbers import number_value
@@ -24,10 +25,6 @@ NEGATIONS = frozenset([
 ])
 # fmt: on
 CLAUSE_BREAK = re.compile(r"[,;:.!?()]|\s(?:but|however|although|though|whereas|while)\s")
-# Where a sentence of a quote ends: what a report says ends with it ("than had been
-# supposed. Hutton published ..." does not report what Hutton published).
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'\u201c(])")
-
 
 # Words that say how much of a thing, or how often, a statement holds for: "most
 # objects are counted" is not "objects are counted"; "all objects" says more.
@@ -152,12 +149,33 @@ def reported_only(claim_tokens: list[str], quote: str) -> str | None:
         ),
         default=0,
     )
-    for sentence in SENTENCE_END.split(quote):
-        sentence_tokens = words(sentence)
-        problem = _reported_in(sentence_tokens, claim_stems, unreported)
+    for passage in _reported_passages(quote):
+        problem = _reported_in(words(passage), claim_stems, unreported)
         if problem:
             return problem
     return None
+
+
+# Speech that opens with a quotation mark: it goes on saying what the verb before it
+# reported ('"You began well," said Mrs. Bennet. "You were his first choice."').
+_OPENS_SPEECH = re.compile(r"^[\"'\u201c\u2018_]")
+
+
+def _sentences(quote: str) -> list[str]:
+    return [quote[start:end] for start, end in sentence_spans(quote)] or [quote]
+
+
+def _reported_passages(quote: str) -> list[str]:
+    """The quote cut where what a reporting verb says ends: at the end of a sentence
+    ("than had been supposed. Hutton published ..." does not report what Hutton
+    published), unless the next one goes on in quoted speech."""
+    passages: list[str] = []
+    for sentence in _sentences(quote):
+        if passages and _OPENS_SPEECH.match(sentence):
+            passages[-1] += " " + sentence
+        else:
+            passages.append(sentence)
+    return passages
 
 
 def _reported_in(quote_tokens: list[str], claim_stems: set[str], unreported: int) -> str | None:
@@ -201,7 +219,7 @@ def dropped_non_prefix(claim_tokens: list[str], quote: str) -> str | None:
 def _drawn_sentence(quote: str, claim_stems: set[str]) -> str:
     """The sentence of the quote that shares the most words with the claim."""
     return max(
-        SENTENCE_END.split(quote),
+        _sentences(quote),
         key=lambda sentence: len(claim_stems & {stem(t) for t in words(sentence)}),
     )
 

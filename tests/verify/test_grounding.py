@@ -667,3 +667,15 @@ def test_a_superlative_the_quote_does_not_make_is_not_the_claims_to_make():
         'Their most famous song, "Fog on the Tyne", was covered in 1990.',
         "What was covered in 1990?",
     ).grounded
+
+
+def test_a_report_goes_on_into_the_quoted_speech_after_it():
+    # A 0.5B model's answer to a question the book does not answer, re-anchored here.
+    quote = (
+        '"_You_ began the evening well, Charlotte," said Mrs. Bennet with civil '
+        'self-command to Miss Lucas. "_You_ were Mr. Bingley\'s first choice."'
+    )
+    question = "What is Mr. Bennet's first name?"
+    linked = check_grounding("Mr. Bennet's first name is Charlotte.", quote, question)
+    assert not linked.grounded
+    assert "said" in linked.reason
