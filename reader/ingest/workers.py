@@ -327,20 +327,53 @@ class ExtractionPool:
         self._executor = self._start()
 
     def stop(self) -> None:
-        """Stop now: queued files are dropped and files being read are abandoned."""
+        """Stop now: queued files are dropped and files being read are abandoned.
+
+        Nothing of the pool is left for the interpreter to wait for as it exits: it
+        joins the pool's manager thread, and that thread joins every worker.
+        """
         executor = self._executor
-        # The executor has no public way to end a worker in the middle of a file.
-        processes = list(getattr(executor, "_processes", {}).values())
+        # The executor has no public way to end a worker in the middle of a file. Its
+        # manager thread keeps the same dict of workers after shutdown, and may start
+        # one (a worker that read its share is replaced) while this stops the others.
+        processes: dict[int, multiprocessing.process.BaseProcess] = (
+            getattr(executor, "_processes", None) or {}
+        )
+        manager: threading.Thread | None = getattr(executor, "_executor_manager_thread", None)
         with contextlib.suppress(OSError):  # a broken pool's wakeup pipe may be closed
             executor.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            if process.is_alive():
+        deadline = time.monotonic() + STOP_SECONDS
+        alive = list(processes.values())
+        while alive and time.monotonic() < deadline:
+            for process in alive:
                 process.terminate()
-        for process in processes:
-            process.join(5)
+            for process in alive:
+                process.join(0.5)
+            alive = [process for process in list(processes.values()) if process.is_alive()]
+        for process in alive:
+            process.kill()
+            process.join(1)
+        if manager is not None:
+            manager.join(STOP_SECONDS)
+            if manager.is_alive():
+                _forget_at_exit(manager)
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)
+
+
+# How long stopping a pool waits for its workers, and then for its manager thread.
+STOP_SECONDS = 5.0
+
+
+def _forget_at_exit(manager: threading.Thread) -> None:
+    """Keep the interpreter from joining a pool's manager thread that did not end: at
+    exit ``concurrent.futures`` joins every one it knows, without a time limit."""
+    from concurrent.futures import process as futures_process
+
+    wakeups = getattr(futures_process, "_threads_wakeups", None)
+    if wakeups is not None:
+        wakeups.pop(manager, None)
 
 
 def _size(path: Path) -> int:
