@@ -90,11 +90,10 @@ def qualifier_problem(claim_tokens: list[str], quote_tokens: list[str]) -> str |
         # claim draws on what it qualifies when it has two of those words (or the
         # only one): one shared name ("covers most of the Amazon basin" against
         # "the Amazon rainforest is ...") is not enough.
-        after = [stem(t) for t in quote_tokens[index + 1 :] if t not in STOPWORDS]
-        qualified = set(after[:QUALIFIER_REACH])
+        reach_end = index + 1 + _span_of(quote_tokens[index + 1 :], QUALIFIER_REACH)
+        qualified = {stem(t) for t in quote_tokens[index + 1 : reach_end] if t not in STOPWORDS}
         # The claim may say those words from elsewhere in the quote, unqualified
         # ("also often called Southwest Fresno ... lies southwest of the freeway").
-        reach_end = index + 1 + _span_of(quote_tokens[index + 1 :], QUALIFIER_REACH)
         elsewhere = {stem(t) for t in quote_tokens[:index] + quote_tokens[reach_end:]}
         drawn = claim_stems & qualified
         if drawn <= elsewhere:
@@ -179,7 +178,7 @@ def _reported_passages(quote: str) -> list[str]:
 
 
 def _reported_in(quote_tokens: list[str], claim_stems: set[str], unreported: int) -> str | None:
-    """The reporting verb of one sentence of the quote that the claim draws on."""
+    """The reporting verb of one passage of the quote whose words the claim draws on."""
     for index, token in enumerate(quote_tokens):
         if token not in REPORTING_VERBS:
             continue
@@ -200,6 +199,7 @@ def dropped_non_prefix(claim_tokens: list[str], quote: str) -> str | None:
     """The quote's "non-X Y" where the claim says Y without it: "the white
     population was 55.1%" against "non-Hispanic white ... 55.1%"."""
     claim_stems = {stem(t) for t in claim_tokens}
+    drawn_sentence: str | None = None
     for match in _NON_PREFIXED.finditer(quote):
         prefixed, narrowed = match.group(1).casefold(), match.group(2).casefold()
         if narrowed in STOPWORDS or stem(narrowed) not in claim_stems:
@@ -207,7 +207,8 @@ def dropped_non_prefix(claim_tokens: list[str], quote: str) -> str | None:
         # "Many types of Turing machines ... non-deterministic Turing machines": the
         # claim may say the word where the sentence it draws on says it without
         # "non-" (not so "white flight ... non-Hispanic white ... 55.1%").
-        if _said_without_non(_drawn_sentence(quote, claim_stems), narrowed):
+        drawn_sentence = drawn_sentence or _drawn_sentence(quote, claim_stems)
+        if _said_without_non(drawn_sentence, narrowed):
             continue
         negated = stem(prefixed) in claim_stems and bool(NEGATIONS.intersection(claim_tokens))
         if stem("non" + prefixed) not in claim_stems and not negated:
