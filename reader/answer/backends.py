@@ -138,6 +138,36 @@ def free_cores(cores: int, sample_seconds: float = 0.05) -> int:
     return max(1, min(cores, machine - int(busy_cores + 0.6)))
 
 
+def _sample_grammar_lazily(llm: Any) -> None:
+    """Make ``llm`` sample greedily under a grammar with ``LazyGrammarSampler``.
+
+    llama-cpp-python builds its sampler chain in ``Llama._init_sampler`` for each
+    generation; greedy sampling with a grammar and no logits processor is
+    replaced, and anything else is left to the chain.
+    """
+    chain = getattr(llm, "_init_sampler", None)
+    if chain is None or not hasattr(llm, "_model"):
+        return
+
+    def init_sampler(**options: Any) -> Any:
+        grammar = options.get("grammar")
+        if (
+            grammar is None
+            or options.get("temp") != 0.0
+            or options.get("logits_processor") is not None
+            or options.get("frequency_penalty")
+            or options.get("presence_penalty")
+        ):
+            return chain(**options)
+        from reader.answer.lazy_grammar import LazyGrammarSampler
+
+        return LazyGrammarSampler(
+            llm, grammar, options.get("repeat_penalty", 1.0), llm.last_n_tokens_size
+        )
+
+    llm._init_sampler = init_sampler
+
+
 class EmbeddedBackend:
     """A GGUF model run in-process by llama.cpp; loaded once and reused.
 
@@ -176,7 +206,7 @@ class EmbeddedBackend:
         import llama_cpp
 
         try:
-            return llama_cpp.Llama(
+            llm = llama_cpp.Llama(
                 model_path=str(self.model_path),
                 n_ctx=n_ctx,
                 n_threads=self.n_threads,
@@ -187,6 +217,8 @@ class EmbeddedBackend:
                 f"{self.model_path.name} could not be loaded as a GGUF model ({error}); "
                 "check that the file is complete and is a GGUF model."
             ) from None
+        _sample_grammar_lazily(llm)
+        return llm
 
     def _judging_context(self) -> Any:
         """A second context on the same weights, for judging claims.
