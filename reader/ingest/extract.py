@@ -71,7 +71,6 @@ TEXT_EXTRACTOR = "text-1"
 
 ProgressCallback = Callable[[int, int], None]
 
-_WHITESPACE = re.compile(r"\s")
 _WORD = re.compile(r"\w+")
 # U+FFFD and control characters are what glyphs without a Unicode mapping become.
 _UNMAPPED = re.compile(r"[\ufffd\x00-\x08\x0e-\x1f]")
@@ -245,7 +244,9 @@ def _extract_pymupdf(
         page_title = first_pages_title(document, page_block_lists, read_by_ocr, first_pages)
 
     text, page_starts = _join_pages(page_texts)
-    visible = len(text) - len(_WHITESPACE.findall(text))
+    # The lengths of the runs between whitespace (split() takes what \s does), rather
+    # than a list of every whitespace character of a book to count them.
+    visible = sum(map(len, text.split()))
     if visible == 0:
         if ocr.mode == "never":
             advice = " (it looks scanned): ingest it with --ocr auto to read it by OCR"

@@ -311,7 +311,15 @@ def repeated_lines(page_block_lists: Sequence[Sequence[TextBlock]]) -> set[str]:
     slugs and table headers, not titles."""
     pages_with: Counter[str] = Counter()
     for blocks in page_block_lists:
-        pages_with.update({_key(text) for block in blocks for text in block.lines})
+        texts = [text for block in blocks for text in block.lines]
+        # Case folding acts on each character alone, and folds none into a line
+        # break: one fold of the page's lines joined gives each line's fold, for
+        # a fraction of the cost of a call per line.
+        folded = "\n".join(texts).casefold().split("\n")
+        if len(folded) == len(texts):
+            pages_with.update({" ".join(line.split()) for line in folded})
+        else:  # a line held a line break: keys one by one
+            pages_with.update({_key(text) for text in texts})
     pages = len(page_block_lists)
     return {text for text, seen in pages_with.items() if seen >= 3 and seen * 2 >= pages}
 

@@ -6,7 +6,7 @@ import pymupdf
 import pytest
 
 from reader.ingest.extract import extract
-from reader.ingest.layout import page_blocks, page_dict_blocks
+from reader.ingest.layout import TextBlock, page_blocks, page_dict_blocks
 from reader.ingest.ocr import OcrSettings
 from reader.ingest.titles import (
     TitleLine,
@@ -15,6 +15,7 @@ from reader.ingest.titles import (
     first_pages_title,
     is_real_title,
     readable_file_name,
+    repeated_lines,
     title_page_title,
     without_running_lines,
 )
@@ -150,6 +151,21 @@ def test_repeated_lines_and_unsure_ocr_are_not_titles():
     scan += [TitleLine("Rohrbuch für die Leitung", 20.0, 0, confidence=91.0)]
     scan += [TitleLine(f"Zeile {n} des Formulars", 14.0, 0, confidence=70.0) for n in range(30)]
     assert title_page_title(scan, set(), pages=8) == "Rohrbuch für die Leitung"
+
+
+def test_repeated_lines_are_keyed_as_each_line_alone_would_be():
+    """Keys are made for a page's lines at once: what folds to more characters, spacing
+    and a line holding a line break give each line the key it has alone."""
+    page = [
+        TextBlock(["STRASSE  Der  Welt", "Body text one"], 10.0),
+        TextBlock(["Two\nlines held in one"], 10.0),
+    ]
+    other = [TextBlock(["Straße der welt", "two lines held in ONE"], 10.0)]
+    twice = [TextBlock(["strasse der WELT", "Body text two", "two lines  held in one"], 10.0)]
+    assert repeated_lines([page, other, twice, [TextBlock(["Else"], 10.0)]]) == {
+        "strasse der welt",
+        "two lines held in one",
+    }
 
 
 def test_a_heading_repeated_on_most_pages_is_not_a_heading():
