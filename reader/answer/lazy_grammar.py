@@ -16,6 +16,7 @@ it, to the tokens this generation has sampled.
 from __future__ import annotations
 
 import collections
+import contextlib
 import ctypes
 from typing import Any
 
@@ -79,4 +80,6 @@ class LazyGrammarSampler:
             self._grammar = None
 
     def __del__(self) -> None:
-        self.close()
+        # At interpreter exit llama_cpp may be torn down before this sampler.
+        with contextlib.suppress(Exception):
+            self.close()
