@@ -71,9 +71,6 @@ class Extracted:
     # The file's bytes were not those its id was made from: it was saved anew
     # between the plan and the read, or while it was read.
     changed: bool = False
-    # The chunks in the full-text index's form (``search_index.index_forms``),
-    # made here rather than by the process that stores every file.
-    index_forms: list[tuple[str, str]] | None = None
 
 
 def extract_file(
@@ -110,9 +107,7 @@ def extract_file(
         changed = True
     if changed:
         return Extracted(path, doc_id, changed=True)
-    from reader.store.search_index import index_forms
-
-    return Extracted(path, doc_id, document, chunks, index_forms=index_forms(chunks))
+    return Extracted(path, doc_id, document=document, chunks=chunks)
 
 
 def worker_log_path() -> Path:
@@ -177,9 +172,8 @@ def _open_log(log: str) -> int | None:
 def _context(log: str) -> multiprocessing.context.BaseContext:
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        # Workers fork from a server that has PyMuPDF loaded already, and what makes
-        # the index forms (it imports the store: a tenth of a second in every worker).
-        context.set_forkserver_preload(["reader.ingest.extract", "reader.store.search_index"])
+        # Workers fork from a server that has PyMuPDF loaded already.
+        context.set_forkserver_preload(["reader.ingest.extract"])
         _start_forkserver(log)
         return context
     # A spawned worker takes this process's sys.path before it imports anything.

@@ -294,9 +294,7 @@ class BatchIngest:
             return
         document, chunks = extracted.document, extracted.chunks
         try:
-            self.store.add_document(
-                document, chunks, source=planned.source, index_forms=extracted.index_forms
-            )
+            self.store.add_document(document, chunks, source=planned.source)
         except ReaderError as error:
             self._finish(planned.index, FileOutcome(planned.path, "refused", reason=str(error)))
             if isinstance(error, LibraryReadOnlyError) or health.disk_full(self.store.path):

@@ -173,15 +173,10 @@ class LibraryStore:
     # -- documents -----------------------------------------------------------
 
     def add_document(
-        self,
-        document: Document,
-        chunks: list[Chunk],
-        source: SourceFile | None = None,
-        index_forms: search_index.IndexForms | None = None,
+        self, document: Document, chunks: list[Chunk], source: SourceFile | None = None
     ) -> None:
         """Store a document and its chunks (and the file they came from) in one
-        transaction, replacing any old copy. ``index_forms``: the chunks'
-        ``search_index.index_forms``, when they were made already (by a worker).
+        transaction, replacing any old copy.
 
         A title the user gave the document, or the version of it last ingested from
         the same file, is kept: ``document.title`` becomes that title.
@@ -200,10 +195,7 @@ class LibraryStore:
                 self.delete_document_rows(document.id)
                 documents.insert_document(conn, document, extracted_title)
                 ocr_pages.write_pages(conn, document)
-                if index_forms is None:  # the one-argument call stays what it always was
-                    self._insert_chunks(chunks)
-                else:
-                    self._insert_chunks(chunks, index_forms)
+                self._insert_chunks(chunks)
                 if source is not None:
                     write_source(conn, source)
         except sqlite3.DatabaseError as error:
@@ -213,12 +205,10 @@ class LibraryStore:
                 + ("; free some disk space and try again." if health.is_disk_full(error) else ".")
             ) from None
 
-    def _insert_chunks(
-        self, new_chunks: list[Chunk], forms: search_index.IndexForms | None = None
-    ) -> None:
+    def _insert_chunks(self, new_chunks: list[Chunk]) -> None:
         """Write the chunks and their index rows inside the caller's transaction."""
         first_rowid = chunks.insert_chunks(self.db.conn, new_chunks)
-        search_index.index_chunks(self.db.conn, first_rowid, new_chunks, forms)
+        search_index.index_chunks(self.db.conn, first_rowid, new_chunks)
 
     def delete_document_rows(self, doc_id: str) -> None:
         """Delete a document's row, chunks and index rows inside the caller's transaction."""

@@ -16,33 +16,13 @@ from reader.records import Chunk
 from reader.store.rows import CHUNK_COLUMNS, chunk_from_row
 from reader.text.words import porter_stem, search_form
 
-IndexForms = list[tuple[str, str]]
 
-
-def index_forms(chunks: list[Chunk]) -> IndexForms:
-    """Each chunk's reading text and heading path in search form, as the index keeps them.
-
-    Made apart from the write so a worker process can make them: the process that
-    stores every document is the one all the workers wait on.
-    """
-    return [(search_form(chunk.reading_text), search_form(chunk.heading_path)) for chunk in chunks]
-
-
-def index_chunks(
-    conn: sqlite3.Connection,
-    first_rowid: int,
-    chunks: list[Chunk],
-    forms: IndexForms | None = None,
-) -> None:
+def index_chunks(conn: sqlite3.Connection, first_rowid: int, chunks: list[Chunk]) -> None:
     """Index chunks just written with rowids from ``first_rowid`` on, in the caller's
-    transaction; ``forms``: their ``index_forms``, when they were made already."""
-    if forms is None:
-        forms = index_forms(chunks)
-    elif len(forms) != len(chunks):
-        raise ValueError(f"{len(forms)} index forms given for {len(chunks)} chunks")
+    transaction."""
     conn.executemany(
         "INSERT INTO chunks_fts (rowid, text, heading) VALUES (?, ?, ?)",
-        ((first_rowid + n, text, heading) for n, (text, heading) in enumerate(forms)),
+        (_index_values(first_rowid + n, chunk) for n, chunk in enumerate(chunks)),
     )
 
 

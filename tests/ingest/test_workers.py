@@ -235,14 +235,3 @@ def test_each_worker_runs_its_share_of_tesseracts(tmp_path, monkeypatch):
         assert pool._executor.submit(eval, asked).result(timeout=60) == 2  # type: ignore[attr-defined]
     finally:
         pool.close()
-
-
-def test_a_worker_sends_the_index_forms_the_store_would_make(tmp_path):
-    from reader.ingest import document_id
-    from reader.ingest.workers import extract_file
-    from reader.store.search_index import index_forms
-
-    path = tmp_path / "notes.txt"
-    path.write_text("\n\n".join(f"Paragraph {n} on Café tolls. A second one." for n in range(40)))
-    extracted = extract_file(path, document_id(path))
-    assert extracted.chunks and extracted.index_forms == index_forms(extracted.chunks)

@@ -142,24 +142,3 @@ def test_headings_and_warnings_round_trip(library, make_pdf):
 def test_library_path_follows_reader_home(reader_home):
     with Library() as library:
         assert Path(library.store.path) == reader_home / "library.db"
-
-
-def test_index_forms_made_elsewhere_are_what_the_index_keeps(library, make_file):
-    """A worker makes the chunks' index forms; the store writes those, and refuses
-    a list that does not match the chunks."""
-    from reader.ingest import read_document
-    from reader.store.search_index import index_forms
-
-    document, chunks = read_document(make_file("a.txt", TEXT.encode()))
-    forms = index_forms(chunks)
-    assert len(forms) == len(chunks) > 1
-    marked = [(text + " zyxwvmarker", heading) for text, heading in forms]
-    library.store.add_document(document, chunks, index_forms=marked)
-    found = library.store.db.execute(
-        "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'zyxwvmarker'"
-    ).fetchone()[0]
-    assert found == len(chunks)
-    library.remove(document.id)
-    with pytest.raises(ValueError, match="index forms"):
-        library.store.add_document(document, chunks, index_forms=forms[:-1])
-    assert library.is_empty()  # nothing of the refused document was written
