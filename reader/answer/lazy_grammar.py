@@ -2,12 +2,12 @@
 
 llama-cpp-python's sampler chain runs the grammar over every token of the
 vocabulary at every step: 151,936 candidates for the Qwen models, each matched
-against every open way of parsing the sentence rule. That doubled the time of a
-claim's word (0.10 s against 0.05 s for a token the grammar forces, on two
-cores). Greedy sampling needs less: take the best token, and ask the grammar
-about that one alone; only when the grammar refuses it are all candidates
-checked. The token chosen is the same either way (the best of the tokens the
-grammar allows), which is how llama.cpp's own tools sample.
+against every open way of parsing the sentence rule: about 0.07 s of a claim
+word's 0.10 s with the 1.5B model on two cores. Greedy sampling needs less:
+take the best token, and ask the grammar about that one alone; only when the
+grammar refuses it are all candidates checked. The token chosen is the same
+either way (the best of the tokens the grammar allows), which is how
+llama.cpp's own tools sample.
 
 The repetition penalty is applied here as llama.cpp's penalty sampler applies
 it, to the tokens this generation has sampled.

@@ -39,6 +39,7 @@ def llm():
 def generate(llm, messages, grammar: str, lazy: bool) -> str:
     import llama_cpp
 
+    lazily = llm._init_sampler
     if not lazy:  # llama-cpp-python's own chain: penalties, grammar over every token, greedy
         llm._init_sampler = type(llm)._init_sampler.__get__(llm)
     try:
@@ -50,11 +51,7 @@ def generate(llm, messages, grammar: str, lazy: bool) -> str:
             repeat_penalty=REPEAT_PENALTY,
         )
     finally:
-        if not lazy:
-            del llm._init_sampler
-            from reader.answer.backends import _sample_grammar_lazily
-
-            _sample_grammar_lazily(llm)
+        llm._init_sampler = lazily
     return reply["choices"][0]["message"]["content"]
 
 
