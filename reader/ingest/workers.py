@@ -340,23 +340,22 @@ class ExtractionPool:
             getattr(executor, "_processes", None) or {}
         )
         manager: threading.Thread | None = getattr(executor, "_executor_manager_thread", None)
+        results = getattr(executor, "_result_queue", None)
         with contextlib.suppress(OSError):  # a broken pool's wakeup pipe may be closed
             executor.shutdown(wait=False, cancel_futures=True)
-        deadline = time.monotonic() + STOP_SECONDS
-        alive = list(processes.values())
-        while alive and time.monotonic() < deadline:
-            for process in alive:
-                process.terminate()
-            for process in alive:
-                process.join(0.5)
-            alive = [process for process in list(processes.values()) if process.is_alive()]
-        for process in alive:
-            process.kill()
-            process.join(1)
+        _end_processes(processes)
+        if results is not None:
+            # A worker stopped while it sent a result leaves half a message in the
+            # results pipe, and the manager thread waits for the rest for ever (this
+            # process holds the pipe's other end, so it never reads an end of file).
+            # With that end closed too, it reads one, takes the pool as broken and ends.
+            with contextlib.suppress(OSError):
+                results._writer.close()
         if manager is not None:
             manager.join(STOP_SECONDS)
             if manager.is_alive():
                 _forget_at_exit(manager)
+        _end_processes(processes)  # any the manager thread started while this stopped
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)
@@ -364,6 +363,22 @@ class ExtractionPool:
 
 # How long stopping a pool waits for its workers, and then for its manager thread.
 STOP_SECONDS = 5.0
+
+
+def _end_processes(processes: dict[int, multiprocessing.process.BaseProcess]) -> None:
+    """SIGTERM, then SIGKILL for those that outlast ``STOP_SECONDS``; ``processes`` is
+    read again each round, as the pool's manager thread may add one meanwhile."""
+    deadline = time.monotonic() + STOP_SECONDS
+    alive = list(processes.values())
+    while alive and time.monotonic() < deadline:
+        for process in alive:
+            process.terminate()
+        for process in alive:
+            process.join(0.5)
+        alive = [process for process in list(processes.values()) if process.is_alive()]
+    for process in alive:
+        process.kill()
+        process.join(1)
 
 
 def _forget_at_exit(manager: threading.Thread) -> None:

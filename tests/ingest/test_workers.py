@@ -235,3 +235,28 @@ def test_each_worker_runs_its_share_of_tesseracts(tmp_path, monkeypatch):
         assert pool._executor.submit(eval, asked).result(timeout=60) == 2  # type: ignore[attr-defined]
     finally:
         pool.close()
+
+
+def test_stopping_a_pool_ends_a_manager_thread_left_with_half_a_result(tmp_path):
+    # A worker stopped while it sent its result leaves half a message in the results
+    # pipe: the pool's manager thread waited for the rest for ever, and a Ctrl+C'd
+    # folder ingest hung at exit, joining it. Half a message written here is that moment.
+    import struct
+    import time
+
+    pool = ExtractionPool(1, log=tmp_path / "workers.log")
+    executor = pool._executor  # type: ignore[attr-defined]
+    executor.submit(time.sleep, 60)
+    manager = executor._executor_manager_thread
+    writer = executor._result_queue._writer
+    os.write(writer.fileno(), struct.pack("!i", 1000) + b"half")
+    time.sleep(0.5)  # the manager thread reads the length and waits for the rest
+    processes = list(executor._processes.values())
+    try:
+        pool.stop()
+        assert not manager.is_alive()
+        assert not any(process.is_alive() for process in processes)
+    finally:
+        if manager.is_alive():  # the rest of the message, so a failure does not hang the run
+            os.write(writer.fileno(), b"\0" * 996)
+            manager.join(10)
