@@ -21,7 +21,8 @@ by token (``KnownQuotes``), and with the prompt cache kept between questions
 (the system prompt's evaluation reused) against emptied before each. With
 ``--busy``, the whole ask is timed again while another process keeps one core
 busy, and the busy/idle ratio is printed (reader picks its thread count from
-the cores that are free when generation starts).
+the cores that are free when generation starts); before it, the whole ask on one
+thread of the idle machine, the floor that ratio can reach with a core taken.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import llama_cpp
 
 from reader.answer.backends import EmbeddedBackend
 from reader.answer.models import embedded_model_path
-from reader.answer.pipeline import Answerer
+from reader.answer.pipeline import EVIDENCE_FOR_MODEL, Answerer
 from reader.answer.prompting import (
     CONSTRAINED,
     FREE,
@@ -120,7 +121,7 @@ def main() -> None:
         answerer = Answerer(library, backend, mode=CONSTRAINED, record=False)
         chunks = answerer.retrieve(QUESTIONS[0], [doc_id])
         evidence = choose_evidence(QUESTIONS[0], chunks, library.term_rarity)
-        sentences = evidence_passages(evidence[:3])
+        sentences = evidence_passages(evidence[:EVIDENCE_FOR_MODEL])
         passages = passages_for(chunks[:4])
         for mode, shown, grammar in (
             (CONSTRAINED, sentences, constrained_grammar(sentences)),
@@ -150,6 +151,11 @@ def main() -> None:
         warm = whole_ask(library, backend, doc_id, CONSTRAINED, "prompt cache kept", cold=False)
         print(f"{'':11s} cache kept / emptied median ratio: {warm / idle[CONSTRAINED]:.2f}x")
         if args.busy:
+            # The floor for the busy ratio: on one core, with nothing else running.
+            cores, backend.n_threads = backend.n_threads, 1
+            alone = whole_ask(library, backend, doc_id, CONSTRAINED, "idle, one thread")
+            backend.n_threads = cores
+            print(f"{'':11s} one thread / all idle median ratio: {alone / idle[CONSTRAINED]:.2f}x")
             hog = multiprocessing.Process(target=spin, daemon=True)
             hog.start()
             try:

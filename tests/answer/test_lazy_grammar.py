@@ -40,6 +40,9 @@ def generate(llm, messages, grammar: str, lazy: bool) -> str:
     import llama_cpp
 
     lazily = llm._init_sampler
+    # Both sides start cold: llama-cpp-python (0.3.36) re-evaluates the last token of a
+    # prompt it holds already, and greedy choices can differ by that alone.
+    llm.reset()
     if not lazy:  # llama-cpp-python's own chain: penalties, grammar over every token, greedy
         llm._init_sampler = type(llm)._init_sampler.__get__(llm)
     try:

@@ -92,7 +92,12 @@ def test_known_quotes_are_read_in_not_sampled_and_the_answer_still_verifies(trea
     model_claims = [c for c in read_in.claims if not c.from_evidence]
     assert model_claims and all(c.verified for c in model_claims)
     linked_claims_hold_their_quotes(read_in, library)
-    assert read_in.metrics.completion_tokens < sampled.metrics.completion_tokens
+    # Per character of output: the two answers may differ (a quote read in is tokenized
+    # as written, not as the model would have sampled it, and the model goes on from there).
+    sampled_share = sampled.metrics.completion_tokens / len(streamed[0])
+    read_in_share = read_in.metrics.completion_tokens / len(streamed[1])
+    print(f"tokens sampled per character: {sampled_share:.3f} sampled, {read_in_share:.3f} read in")
+    assert read_in_share < 0.8 * sampled_share
     # Every quote the model named is in the stream, as the parser read it.
     for claim in model_claims:
         assert json.dumps(claim.claim.quote, ensure_ascii=False)[1:-1] in streamed[1]
