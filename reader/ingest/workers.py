@@ -353,8 +353,6 @@ class ExtractionPool:
                 results._writer.close()
         if manager is not None:
             manager.join(STOP_SECONDS)
-            if manager.is_alive():
-                _forget_at_exit(manager)
         _end_processes(processes)  # any the manager thread started while this stopped
 
     def close(self) -> None:
@@ -379,16 +377,6 @@ def _end_processes(processes: dict[int, multiprocessing.process.BaseProcess]) ->
     for process in alive:
         process.kill()
         process.join(1)
-
-
-def _forget_at_exit(manager: threading.Thread) -> None:
-    """Keep the interpreter from joining a pool's manager thread that did not end: at
-    exit ``concurrent.futures`` joins every one it knows, without a time limit."""
-    from concurrent.futures import process as futures_process
-
-    wakeups = getattr(futures_process, "_threads_wakeups", None)
-    if wakeups is not None:
-        wakeups.pop(manager, None)
 
 
 def _size(path: Path) -> int:

@@ -96,7 +96,6 @@ def test_known_quotes_are_read_in_not_sampled_and_the_answer_still_verifies(trea
     # as written, not as the model would have sampled it, and the model goes on from there).
     sampled_share = sampled.metrics.completion_tokens / len(streamed[0])
     read_in_share = read_in.metrics.completion_tokens / len(streamed[1])
-    print(f"tokens sampled per character: {sampled_share:.3f} sampled, {read_in_share:.3f} read in")
     assert read_in_share < 0.8 * sampled_share
     # Every quote the model named is in the stream, as the parser read it.
     for claim in model_claims:
