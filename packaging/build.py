@@ -253,9 +253,10 @@ def add_system_library_copyrights(bundle: Path, target: Path, notices: list[str]
         data = (p for p in tesseract.rglob("tessdata/**/*") if p.is_file())
         patterns += [f"*/{p.relative_to(tesseract)}" for p in data]
     packages: set[str] = set()
-    # One search for all: each dpkg -S reads the whole package database (a second
-    # apiece). It fails when any pattern is owned by no package, and still prints
-    # the owners of the others ("libxcb1:amd64: /usr/lib/.../libxcb.so.1").
+    # One search for all: each dpkg -S reads the whole package database (0.11 s
+    # apiece here, for 94 patterns). It fails when any pattern is owned by no
+    # package, and still prints the owners of the others
+    # ("libxcb1:amd64: /usr/lib/.../libxcb.so.1").
     for start in range(0, len(patterns), 200):
         found = subprocess.run(
             ["dpkg", "-S", *patterns[start : start + 200]], capture_output=True, text=True
