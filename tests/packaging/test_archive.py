@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import shutil
 import subprocess
 import tarfile
 from pathlib import Path
@@ -66,9 +65,10 @@ def test_the_archive_stores_weights_as_they_are_and_unpacks_whole(bundle: Path, 
         tar.extractall(python_read, filter="tar")
     assert digests(python_read / "reader") == digests(bundle)
 
-    if shutil.which("tar") and shutil.which("gzip"):
-        subprocess.run(["gzip", "--test", str(archive)], check=True)
-        gnu_read = tmp_path / "gnu"
-        gnu_read.mkdir()
-        subprocess.run(["tar", "-xzf", str(archive), "-C", str(gnu_read)], check=True)
-        assert digests(gnu_read / "reader") == digests(bundle)
+    # The archive is for Linux, where tar and gzip are always there: their absence
+    # fails the test rather than skipping half of it.
+    subprocess.run(["gzip", "--test", str(archive)], check=True)
+    gnu_read = tmp_path / "gnu"
+    gnu_read.mkdir()
+    subprocess.run(["tar", "-xzf", str(archive), "-C", str(gnu_read)], check=True)
+    assert digests(gnu_read / "reader") == digests(bundle)
