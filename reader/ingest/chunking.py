@@ -184,8 +184,10 @@ def chunk_text(
     on across a page break, with a running head between its halves, is not a
     place to cut, so it stays whole in one chunk.
     """
-    as_read = reading_view(text, furniture) if furniture else text
-    positions, strengths = _breaks(as_read, headings)
+    as_read = reading_view(text, furniture)
+    # Cuts are chosen on the canonical text where there is no furniture: chunk
+    # ids come from where the cuts fall, and must not move.
+    positions, strengths = _breaks(as_read if furniture else text, headings)
     ordered_headings = sorted(headings, key=lambda heading: heading.offset)
     section = _SectionTracker(ordered_headings)
     repetitions: Counter[str] = Counter()
@@ -211,6 +213,7 @@ def chunk_text(
                 heading=section.path_at(start),
                 page_start=max(1, bisect_right(page_starts, start)),
                 page_end=max(1, bisect_right(page_starts, end - 1)),
+                reading=as_read[start:end],
             )
         )
         start = _skip_space(text, cut)

@@ -25,6 +25,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from reader.ingest.layout import TextBlock
+from reader.ingest.line_keys import line_keys
 from reader.records import Furniture, FurnitureKind
 
 # Lines this near the top or bottom of the page can be furniture.
@@ -73,15 +74,10 @@ class _Keys:
     and running heads repeat from page to page."""
 
     def __init__(self, texts: list[str]) -> None:
-        self._keys: dict[str, str] = {}
+        # Number masking acts within a line, as folding does: done on all lines
+        # at once (see ``line_keys``).
+        self._keys = dict(zip(texts, line_keys(texts, _mask_numbers), strict=True))
         self._letters: dict[str, int] = {}
-        # Case folding and number masking act within a line, and a line break is
-        # neither a letter nor a digit: done on all lines at once, they make each
-        # line's key for a fraction of the cost of one call per line.
-        masked = _NUMBERS.sub("#", "\n".join(texts).casefold()).split("\n")
-        if len(masked) == len(texts):  # else a text held a line break: keys one by one
-            for text, line in zip(texts, masked, strict=True):
-                self._keys[text] = " ".join(line.split())
 
     def of(self, text: str) -> str:
         key = self._keys.get(text)
@@ -185,8 +181,12 @@ def _outermost(lines: list[tuple[_Line, str]]) -> set[int]:
     return {line.start for line in tops[:EDGE_LINES] + bottoms[-EDGE_LINES:]}
 
 
+def _mask_numbers(folded: str) -> str:
+    return _NUMBERS.sub("#", folded)
+
+
 def _key(text: str) -> str:
-    return " ".join(_NUMBERS.sub("#", text.casefold()).split())
+    return " ".join(_mask_numbers(text.casefold()).split())
 
 
 def _repeated_keys(

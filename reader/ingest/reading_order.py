@@ -101,13 +101,14 @@ def _by_columns(
     label beside a figure) keep the order the PDF draws them in.
     """
 
-    def column(index: int) -> int:
+    columns: dict[int, list[int]] = {}
+    for index in indexes:
         centre = (boxes[index][0] + boxes[index][2]) / 2
-        return sum(1 for gutter in gutters if centre > gutter[1])
+        columns.setdefault(sum(1 for gutter in gutters if centre > gutter[1]), []).append(index)
 
     order: list[int] = []
-    for number in sorted({column(i) for i in indexes}):
-        members = sorted((i for i in indexes if column(i) == number), key=lambda i: boxes[i][1])
+    for number in sorted(columns):
+        members = sorted(columns[number], key=lambda i: boxes[i][1])
         clusters: list[list[int]] = []
         bottom = float("-inf")
         for index in members:

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from reader.ingest.line_keys import line_key, line_keys
 from reader.records import Heading
 
 if TYPE_CHECKING:
@@ -311,15 +312,7 @@ def repeated_lines(page_block_lists: Sequence[Sequence[TextBlock]]) -> set[str]:
     slugs and table headers, not titles."""
     pages_with: Counter[str] = Counter()
     for blocks in page_block_lists:
-        texts = [text for block in blocks for text in block.lines]
-        # Case folding acts on each character alone, and folds none into a line
-        # break: one fold of the page's lines joined gives each line's fold, for
-        # a fraction of the cost of a call per line.
-        folded = "\n".join(texts).casefold().split("\n")
-        if len(folded) == len(texts):
-            pages_with.update({" ".join(line.split()) for line in folded})
-        else:  # a line held a line break: keys one by one
-            pages_with.update({_key(text) for text in texts})
+        pages_with.update(set(line_keys([text for block in blocks for text in block.lines])))
     pages = len(page_block_lists)
     return {text for text, seen in pages_with.items() if seen >= 3 and seen * 2 >= pages}
 
@@ -346,7 +339,7 @@ def title_page_title(lines: Sequence[TitleLine], repeated: set[str], pages: int)
                 and body is not None
                 and line.size >= body * TITLE_SCALE
                 and line.size >= body + 1.5
-                and _key(line.text) not in repeated
+                and line_key(line.text) not in repeated
             ):
                 large.append(line)
         for run in sorted(_runs(large), key=lambda run: -run[0].size):
@@ -379,10 +372,6 @@ def _body_size(lines: Sequence[TitleLine]) -> float | None:
     return sizes.most_common(1)[0][0] if sizes else None
 
 
-def _key(text: str) -> str:
-    return " ".join(text.casefold().split())
-
-
 # -- headings ------------------------------------------------------------------------------
 
 
@@ -391,9 +380,9 @@ def without_running_lines(headings: list[Heading], page_starts: list[int]) -> li
     half of them: a slug or a running head set large, not a section."""
     pages_of: dict[str, set[int]] = {}
     for heading in headings:
-        pages_of.setdefault(_key(heading.title), set()).add(
+        pages_of.setdefault(line_key(heading.title), set()).add(
             bisect_right(page_starts, heading.offset)
         )
     pages = len(page_starts)
     running = {text for text, seen in pages_of.items() if len(seen) >= 3 and len(seen) * 2 >= pages}
-    return [heading for heading in headings if _key(heading.title) not in running]
+    return [heading for heading in headings if line_key(heading.title) not in running]

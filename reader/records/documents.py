@@ -68,6 +68,10 @@ class Chunk:
 
     ``furniture`` is the page furniture inside the chunk; ``reading_text`` is
     the chunk as read (see ``reader.text.reading_view``), with the same offsets.
+    ``reading`` is that text when ingest has it already, cut from the whole
+    document as read (the index reads every chunk of a new document; making each
+    chunk's view again was a twentieth of a text PDF's ingest). A chunk read back
+    from the library makes its own.
     """
 
     id: str
@@ -80,6 +84,7 @@ class Chunk:
     page_start: int = 1
     page_end: int = 1
     furniture: tuple[Furniture, ...] = ()
+    reading: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def url(self) -> str:
@@ -87,6 +92,8 @@ class Chunk:
 
     @property
     def reading_text(self) -> str:
+        if self.reading is not None:
+            return self.reading
         return reading_view(self.text, self.furniture, self.start)
 
     @property

@@ -1,5 +1,6 @@
 import itertools
 import re
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -139,3 +140,43 @@ def test_sentences_cover_every_character_once_in_order(text):
     for (start, end), (next_start, _) in itertools.pairwise(spans):
         assert start < end <= next_start
     assert all(text[start:end] == text[start:end].strip() for start, end in spans)
+
+
+@pytest.mark.parametrize(
+    "name", ["pdf/pdfjs-freeculture-352p.pdf", "pdf/pymupdf-mupdf_explored-285p.pdf"]
+)
+def test_a_new_chunk_reads_as_the_document_reads_there(name):
+    """Ingest hands each chunk its text as read, cut from the whole document's
+    reading view (the index reads it): character for character what the chunk's
+    own view gives, save where the document's view joins a sentence the chunk
+    alone cannot see began (a page break at the chunk's start), where it is
+    whitespace for whitespace."""
+    from reader.ingest import read_document
+    from reader.ingest.ocr import OcrSettings
+    from reader.text.reading_view import reading_view
+    from tests.conftest import corpus_dir
+
+    document, chunks = read_document(corpus_dir() / name, ocr=OcrSettings(mode="never"))
+    assert document.furniture, "the test needs a document with running heads"
+    whole = reading_view(document.text, document.furniture)
+    differing = 0
+    for chunk in chunks:
+        assert chunk.reading == whole[chunk.start : chunk.end]
+        alone = replace(chunk, reading=None).reading_text
+        assert len(alone) == len(chunk.reading_text) == len(chunk.text)
+        if alone != chunk.reading_text:
+            differing += 1
+            assert alone.split() == chunk.reading_text.split(), chunk.seq
+    assert differing <= 1
+
+
+def test_chunks_without_furniture_read_as_they_are_read_alone():
+    text = "\n".join(
+        f"Line {n} of a wrapped paragraph runs on and on and on without end" for n in range(90)
+    )
+    chunks = chunk_text("doc", text, [0], [])
+    assert len(chunks) > 2
+    for chunk in chunks:
+        assert chunk.reading == replace(chunk, reading=None).reading_text
+        assert chunk.reading_text == chunk.reading
+        assert "\n" not in chunk.reading_text  # line breaks inside a paragraph are joined
