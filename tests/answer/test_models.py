@@ -92,6 +92,7 @@ def test_known_quotes_are_read_in_not_sampled_and_the_answer_still_verifies(trea
     model_claims = [c for c in read_in.claims if not c.from_evidence]
     assert model_claims and all(c.verified for c in model_claims)
     linked_claims_hold_their_quotes(read_in, library)
+
     # The two answers may differ after the first quote (a quote read in is tokenized
     # as written, not as the model would have sampled it, and the model goes on from
     # there), and by how much differs from one CPU to another: each run is measured
