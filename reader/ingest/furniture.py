@@ -25,7 +25,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from reader.ingest.layout import TextBlock
-from reader.ingest.line_keys import line_keys
+from reader.ingest.line_keys import line_key, line_keys
 from reader.records import Furniture, FurnitureKind
 
 # Lines this near the top or bottom of the page can be furniture.
@@ -186,7 +186,7 @@ def _mask_numbers(folded: str) -> str:
 
 
 def _key(text: str) -> str:
-    return " ".join(_mask_numbers(text.casefold()).split())
+    return line_key(text, _mask_numbers)
 
 
 def _repeated_keys(

@@ -18,9 +18,11 @@ _EDGE_SPACE = re.compile(r"^[^\S\n]+|[^\S\n]+$", re.MULTILINE)
 _INNER_SPACE = re.compile(r"[^\S\n]{2,}|[^\S \n]")
 
 
-def line_key(text: str) -> str:
-    """One line's key: ``" ".join(text.casefold().split())``."""
-    return " ".join(text.casefold().split())
+def line_key(text: str, mask: Callable[[str], str] | None = None) -> str:
+    """One line's key: ``" ".join(text.casefold().split())``, ``mask`` applied to
+    the folded text first."""
+    folded = text.casefold()
+    return " ".join((mask(folded) if mask else folded).split())
 
 
 def line_keys(texts: Sequence[str], mask: Callable[[str], str] | None = None) -> list[str]:
@@ -32,9 +34,4 @@ def line_keys(texts: Sequence[str], mask: Callable[[str], str] | None = None) ->
     keys = _INNER_SPACE.sub(" ", _EDGE_SPACE.sub("", folded)).split("\n")
     if len(keys) == len(texts):
         return keys
-    return [_alone(text, mask) for text in texts]
-
-
-def _alone(text: str, mask: Callable[[str], str] | None) -> str:
-    folded = text.casefold()
-    return " ".join((mask(folded) if mask else folded).split())
+    return [line_key(text, mask) for text in texts]
