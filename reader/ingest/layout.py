@@ -147,7 +147,7 @@ def page_blocks(
                 raised = span["flags"] & SUPERSCRIPT
             else:
                 text = "".join([span["text"] for span in spans])
-                raised = any(span["flags"] & SUPERSCRIPT for span in spans)
+                raised = any([span["flags"] & SUPERSCRIPT for span in spans])
             stripped = text.strip()
             if not stripped:
                 continue

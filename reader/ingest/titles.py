@@ -263,7 +263,8 @@ def text_layer_lines(
 
     if raw_blocks is None:
         raw_blocks = page_dict_blocks(page)
-    rotation = page.rotation_matrix  # asked once: each read asks MuPDF again
+    # Asked once: each read asks MuPDF again. An upright page's boxes are as shown.
+    rotation = None if page.rotation % 360 == 0 else page.rotation_matrix
     lines: list[tuple[TitleLine, bool]] = []
     for block in raw_blocks:
         for line in block.get("lines", []):
@@ -273,11 +274,14 @@ def text_layer_lines(
             text = " ".join("".join(span["text"] for span in line["spans"]).split())
             # What ``Rect(bbox) * rotation``, normalised, gives, without the two
             # rectangles it builds on the way (a fifth of the title's time on forms).
-            x0, y0, x1, y1 = pymupdf.util_transform_rect(line["bbox"], rotation)
-            if x1 < x0:
-                x0, x1 = x1, x0
-            if y1 < y0:
-                y0, y1 = y1, y0
+            if rotation is None:
+                x0, y0, x1, y1 = line["bbox"]
+            else:
+                x0, y0, x1, y1 = pymupdf.util_transform_rect(line["bbox"], rotation)
+                if x1 < x0:
+                    x0, x1 = x1, x0
+                if y1 < y0:
+                    y0, y1 = y1, y0
             size = max(span["size"] for span in spans)
             lines.append((TitleLine(text, size, number), max(0, y1 - y0) > max(0, x1 - x0)))
     return _with_the_grain(lines)
