@@ -23,6 +23,7 @@ import signal
 import sys
 import threading
 import time
+import types
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -173,11 +174,39 @@ def _context(log: str) -> multiprocessing.context.BaseContext:
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
         # Workers fork from a server that has PyMuPDF loaded already.
-        context.set_forkserver_preload(["reader.ingest.extract"])
+        context.set_forkserver_preload(["reader.ingest.extract", *_imported_by_main()])
         _start_forkserver(log)
         return context
     # A spawned worker takes this process's sys.path before it imports anything.
     return multiprocessing.get_context("spawn")
+
+
+def _imported_by_main() -> list[str]:
+    """The modules of reader that this process's main script imports by name.
+
+    Every worker runs the main script again before it reads a file, as
+    ``spawn`` does, to find what was defined there (Python's own preloading of
+    ``__main__`` into the forkserver never takes effect in 3.11). The ``reader``
+    command's script imports ``reader.cli``, and the window and every command
+    with it: 0.16 s of imports in each worker, more than reading a short file
+    takes. Loaded once in the forkserver, they are already there in each
+    worker, and the script runs in no time. The window's modules stay out: Qt
+    has no place in a process that forks.
+    """
+    main = sys.modules.get("__main__")
+    names: set[str] = set()
+    for value in vars(main).values() if main is not None else ():
+        if isinstance(value, types.ModuleType):
+            name = value.__name__
+        elif isinstance(value, (type, types.FunctionType)):
+            name = value.__module__
+        else:
+            continue
+        if isinstance(name, str) and (name == "reader" or name.startswith("reader.")):
+            names.add(name)
+    return sorted(
+        name for name in names if name != "reader.ui" and not name.startswith("reader.ui.")
+    )
 
 
 def _start_forkserver(log: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from reader.ingest.workers import (
+    DOCUMENTS_PER_WORKER,
     WORKER_LOG_NAME,
     ExtractionPool,
     ocr_threads_per_worker,
@@ -260,3 +262,66 @@ def test_stopping_a_pool_ends_a_manager_thread_left_with_half_a_result(tmp_path)
         if manager.is_alive():  # the rest of the message, so a failure does not hang the run
             os.write(writer.fileno(), b"\0" * 996)
             manager.join(10)
+
+
+MAIN_SCRIPT = """\
+import sys
+from pathlib import Path
+
+from reader.library import Library
+from reader.library.batch import ingest_paths
+
+if __name__ == "__main__":
+    with Library(Path(sys.argv[2])) as library:
+        report = ingest_paths(library, [Path(sys.argv[1])], workers=2)
+    print(report.count("added"))
+"""
+
+
+def test_workers_do_not_import_again_what_the_main_script_imports(tmp_path, reader_home):
+    # Each worker runs the main script again before its first file, as spawn does. The
+    # reader modules that script imports are loaded once, in the forkserver, so a worker
+    # finds them loaded: Python's import-time report (written to the workers' log, as
+    # all they print) lists them for the server alone, not for each of the four
+    # workers that 2 workers and DOCUMENTS_PER_WORKER start here.
+    papers = many_pdfs(tmp_path / "papers", 2 * DOCUMENTS_PER_WORKER + 2, pages=1)
+    script = tmp_path / "ingest_folder.py"
+    script.write_text(MAIN_SCRIPT)
+    completed = subprocess.run(
+        [sys.executable, str(script), str(papers), str(tmp_path / "library.db")],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert completed.stdout.split() == [str(2 * DOCUMENTS_PER_WORKER + 2)]
+    # reader.library.batch_report is not among what the forkserver loads for reading
+    # files: each process that imports the library reports it once.
+    log = (reader_home / WORKER_LOG_NAME).read_text()
+    imported = re.findall(r"\|\s+reader\.library\.batch_report$", log, re.MULTILINE)
+    assert len(imported) == 1, f"imported by {len(imported)} processes"
+
+
+def test_only_the_main_scripts_reader_modules_are_preloaded(monkeypatch):
+    import types
+
+    import reader.library.batch
+    from reader.ingest import workers
+    from reader.library import Library
+
+    main = types.ModuleType("__main__")
+    main.batch = reader.library.batch  # a module
+    main.Library = Library  # a class
+    main.ingest_paths = ingest_paths  # a function
+    main.json = json  # not reader's
+    main.settings = reader.ingest.ocr.OcrSettings()  # an instance: not what a script imports
+    monkeypatch.setitem(sys.modules, "__main__", main)
+
+    assert workers._imported_by_main() == [
+        "reader.library.batch",
+        "reader.library.library",
+    ]
+    ui = types.ModuleType("reader.ui.main_window")
+    main.ui = ui
+    assert "reader.ui.main_window" not in workers._imported_by_main()
