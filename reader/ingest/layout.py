@@ -97,10 +97,17 @@ def _displayer(page: pymupdf.Page, rotation: int | None = None) -> Callable[[Seq
     a, b, c, d, e, f = (float(matrix[i]) for i in range(6))
 
     def displayed(box: Sequence[float]) -> Box:
+        # A page turns by quarter turns only, so the matrix keeps boxes upright: two
+        # opposite corners map to two opposite corners of the displayed box.
         x0, y0, x1, y1 = box
-        xs = (a * x0 + c * y0 + e, a * x1 + c * y1 + e, a * x0 + c * y1 + e, a * x1 + c * y0 + e)
-        ys = (b * x0 + d * y0 + f, b * x1 + d * y1 + f, b * x0 + d * y1 + f, b * x1 + d * y0 + f)
-        return (min(xs), min(ys), max(xs), max(ys))
+        u0, v0 = a * x0 + c * y0 + e, b * x0 + d * y0 + f
+        u1, v1 = a * x1 + c * y1 + e, b * x1 + d * y1 + f
+        return (
+            u0 if u0 < u1 else u1,
+            v0 if v0 < v1 else v1,
+            u1 if u0 < u1 else u0,
+            v1 if v0 < v1 else v0,
+        )
 
     return displayed
 

@@ -1,10 +1,14 @@
 import itertools
 
 import pymupdf
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reader.ingest import read_document
 from reader.ingest.layout import (
     EXTRACTION_FLAGS,
+    _displayer,
     page_blocks,
     page_dict_blocks,
     page_text,
@@ -79,3 +83,22 @@ def test_the_dict_blocks_ingest_reads_are_those_get_text_gives(make_pdf):
         assert [(b.lines, b.bbox, b.line_boxes) for b in reused] == [
             (b.lines, b.bbox, b.line_boxes) for b in page_blocks(page)
         ]
+
+
+@given(
+    rotation=st.sampled_from([0, 90, 180, 270]),
+    origin=st.tuples(st.floats(-200, 200), st.floats(-200, 200)),
+    corner=st.tuples(st.floats(0, 600), st.floats(0, 800)),
+    size=st.tuples(st.floats(0, 300), st.floats(0, 100)),
+)
+@settings(max_examples=200, deadline=None)
+def test_a_box_is_displayed_where_pymupdfs_rotation_matrix_puts_it(rotation, origin, corner, size):
+    document = pymupdf.open()
+    page = document.new_page(width=600, height=800)
+    # A media box that does not start at (0, 0) moves the matrix's origin too.
+    page.set_mediabox(pymupdf.Rect(origin[0], origin[1], origin[0] + 600, origin[1] + 800))
+    page.set_rotation(rotation)
+    box = (corner[0], corner[1], corner[0] + size[0], corner[1] + size[1])
+
+    expected = pymupdf.Rect(box) * page.rotation_matrix
+    assert _displayer(page)(box) == pytest.approx(tuple(expected), abs=1e-3)
