@@ -19,6 +19,7 @@ import os
 import zlib
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from reader.records import (
@@ -137,7 +138,8 @@ def ocr_pages_from_json(text: str) -> list[OcrPageInfo]:
 
 def furniture_json(items: Iterable[Furniture]) -> str:
     """A document's or a chunk's furniture, as its row keeps it."""
-    return json.dumps([item.to_json() for item in items])
+    listed = [item.to_json() for item in items]
+    return json.dumps(listed) if listed else "[]"  # most chunks have none
 
 
 def summary_from_row(row: Sequence[Any]) -> DocumentSummary:
@@ -171,11 +173,17 @@ def chunk_values(chunk: Chunk) -> tuple[Any, ...]:
         chunk.start,
         chunk.end,
         chunk.text,
-        json.dumps(list(chunk.heading)),
+        _heading_json(tuple(chunk.heading)),
         chunk.page_start,
         chunk.page_end,
         furniture_json(chunk.furniture),
     )
+
+
+@lru_cache(maxsize=256)
+def _heading_json(heading: tuple[str, ...]) -> str:
+    # The chunks of a section share its heading: each is written out once.
+    return json.dumps(list(heading))
 
 
 def chunk_from_row(row: Sequence[Any]) -> Chunk:
