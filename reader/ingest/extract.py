@@ -149,7 +149,8 @@ def _open_pymupdf(path: Path, kind: str, password: str | None) -> pymupdf.Docume
             f"{path.name} is damaged or not really a {kind.upper()} file "
             f"({_first_line(error)}); re-download it or re-save it from another program."
         ) from None
-    if document.needs_pass:
+    # PyMuPDF asked MuPDF as it opened the file; asking again costs as much.
+    if document.is_encrypted:
         if not password:
             document.close()
             raise EncryptedDocumentError(
