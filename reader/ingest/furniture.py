@@ -76,7 +76,8 @@ class _Keys:
     def __init__(self, texts: list[str]) -> None:
         # Number masking acts within a line, as folding does: done on all lines
         # at once (see ``line_keys``).
-        self._keys = dict(zip(texts, line_keys(texts, _mask_numbers), strict=True))
+        self.in_order = line_keys(texts, _mask_numbers)  # the key of each of ``texts``
+        self._keys = dict(zip(texts, self.in_order, strict=True))
         self._letters: dict[str, int] = {}
 
     def of(self, text: str) -> str:
@@ -122,7 +123,11 @@ def _stamps(
     """Lines printed on most pages wherever they stand: a printer's slug, a margin stamp."""
     if len(pages) < 3:
         return []
-    page_keys = [[keys.of(line.text) for line in lines] for lines in short_lines]
+    # The keys were made in this order: each page's are the next len(lines) of them.
+    page_keys, position = [], 0
+    for lines in short_lines:
+        page_keys.append(keys.in_order[position : position + len(lines)])
+        position += len(lines)
     pages_with: Counter[str] = Counter()
     for on_page in page_keys:
         pages_with.update(set(on_page))
