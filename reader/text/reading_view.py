@@ -23,7 +23,7 @@ and line breaks are only in the way of reading it. Two views remove them:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Protocol
 
 
@@ -52,6 +52,11 @@ _CONTINUED = re.compile(
     r"(?:[ \t\u200b](?<=[\w,;\-\u200b][ \t\u200b])[ \t\u200b]*\n|\n(?<=[\w,;\-\u200b]\n))"
     r"\s*\n\s*(?=[^\W\d_A-Z])"
 )
+# Where ``_CONTINUED`` can match: a blank line, with the spaces that end the line
+# before it.
+_BLANK_LINE = re.compile(r"\n\s*\n")
+_TRAILING = frozenset(" \t\u200b")
+_WHITESPACE = re.compile(r"\s*")
 # A single line break inside a paragraph (not a blank line): a line break with
 # none before it or after it. The look-behind comes after the line break, so the
 # search skips to line breaks (five times faster than "(?<!\n)\n(?!\n)").
@@ -89,10 +94,10 @@ def reading_view(
         def joined(gap: re.Match[str]) -> str:
             return gap.group() if gap.start() in kept else " " * len(gap.group())
 
-        viewed = _CONTINUED.sub(joined, viewed)
+        viewed = _joined_paragraph_breaks(viewed, kept)
         viewed = _LINE_BREAK.sub(joined, viewed)
     else:  # most calls (a chunk as the index reads it): no call per line break
-        viewed = _CONTINUED.sub(_spaces, viewed)
+        viewed = _joined_paragraph_breaks(viewed)
         viewed = _LINE_BREAK.sub(" ", viewed)
     if not keep_furniture or not inside:
         return viewed
@@ -106,8 +111,34 @@ def reading_view(
     )
 
 
-def _spaces(gap: re.Match[str]) -> str:
-    return " " * len(gap.group())
+def _joined_paragraph_breaks(text: str, kept: Collection[int] = ()) -> str:
+    """``_CONTINUED.sub`` with spaces, the gaps starting at ``kept`` left as they are.
+
+    Every gap ``_CONTINUED`` matches holds a blank line and starts after the
+    spaces that end its line. Searched for in the few places a blank line
+    leaves (from the character before those spaces to the one after the blank
+    line's whitespace), not tried at every space of a book: a third of the time.
+    """
+    pieces: list[str] = []
+    cursor = 0
+    for blank in _BLANK_LINE.finditer(text):
+        start = blank.start()
+        while start > cursor and text[start - 1] in _TRAILING:
+            start -= 1
+        spaces = _WHITESPACE.match(text, blank.end())  # it always matches
+        end = spaces.end() if spaces else blank.end()
+        # The look-behind sees the characters before ``start``; the look-ahead needs
+        # the one after the whitespace.
+        for gap in _CONTINUED.finditer(text, max(cursor, start - 1), min(len(text), end + 1)):
+            if gap.start() in kept:
+                continue
+            pieces.append(text[cursor : gap.start()])
+            pieces.append(" " * (gap.end() - gap.start()))
+            cursor = gap.end()
+    if not pieces:
+        return text
+    pieces.append(text[cursor:])
+    return "".join(pieces)
 
 
 def _splice(

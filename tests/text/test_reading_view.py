@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reader.records import Furniture
 from reader.text.normalize import normalize_key
-from reader.text.reading_view import outside, readable, reading_view
+from reader.text.reading_view import (
+    _CONTINUED,
+    _joined_paragraph_breaks,
+    outside,
+    readable,
+    reading_view,
+)
 
 PAGE_BREAK = "would effectively destroy the archiving\n\nPUZZLES 203\n\nuse of CDs. The technology"
 
@@ -70,3 +76,24 @@ def test_outside_leaves_the_furniture_out_of_a_span():
     parts = outside(0, len(PAGE_BREAK), [head])
     assert parts == [(0, head.start), (head.end, len(PAGE_BREAK))]
     assert outside(0, 10, [head]) == [(0, 10)]
+
+
+# The characters the paragraph-break rule reads: words, commas, capitals, digits,
+# spaces, tabs, zero-width spaces, line breaks and the whitespace it does not take.
+GAP_TEXT = st.lists(
+    st.sampled_from(
+        ["ab", "A", "1", ",", ".", "-", "_", "é", " ", "  ", "\t", "\u200b", "\n", "\n\n", "\r"]
+    ),
+    max_size=16,
+).map("".join)
+
+
+@given(GAP_TEXT, st.sets(st.integers(0, 40), max_size=3))
+@settings(max_examples=2000)
+def test_paragraph_breaks_are_joined_where_the_rule_matches_and_nowhere_else(text, kept):
+    # The search only looks where a blank line is; the rule, tried at every character,
+    # is the definition.
+    expected = _CONTINUED.sub(
+        lambda gap: gap.group() if gap.start() in kept else " " * len(gap.group()), text
+    )
+    assert _joined_paragraph_breaks(text, kept) == expected
