@@ -2,8 +2,9 @@
 
 Chunk search finds the right neighbourhood; the answer is usually one
 sentence in it. Each sentence of the candidate chunks is scored by the
-question's content words it holds (matched by stem, weighted by how rare the
-word is in the library), with boosts for words that stand together as in the
+question's content words it holds (matched by stem, a hyphenated word also by
+its parts written apart, weighted by how rare the word is in the library),
+with boosts for words that stand together as in the
 question, for the kind of answer the question asks for (a number for "how
 many", a year for "when") and for the chunk's own search rank. The best
 sentences become the evidence shown first and the quotes the model may use.
@@ -140,6 +141,37 @@ def matching_terms(text: str) -> list[str]:
     return words(text, cjk_pairs=True)
 
 
+# A hyphen between two letters or digits, and a word made of parts joined by them.
+_HYPHEN = re.compile(r"(?<=[^\W_])[-\u2010\u2011](?=[^\W_])")
+_HYPHENATED = re.compile(r"[^\W_]+(?:[-\u2010\u2011][^\W_]+)+")
+
+
+def _compounds(question: str) -> dict[str, tuple[str, ...]]:
+    """The stems of the question's hyphenated words, each with the stems of its parts:
+    a sentence that says "12 trillion token" says "12-trillion-token"."""
+    found: dict[str, tuple[str, ...]] = {}
+    for hyphenated in _HYPHENATED.findall(question):
+        parts = matching_terms(_HYPHEN.sub(" ", hyphenated))
+        for joined in matching_terms(hyphenated):
+            if joined in parts:
+                continue
+            for first in range(len(parts)):
+                for last in range(first + 2, len(parts) + 1):
+                    if "".join(parts[first:last]) == joined:
+                        found[stem(joined)] = tuple(stem(part) for part in parts[first:last])
+    return found
+
+
+def _sentence_terms(text: str) -> list[str]:
+    """``matching_terms``, and the parts of each hyphenated word after them: "pre-trained
+    on a 12-trillion-token corpus" holds "trained" and "trillion" too."""
+    terms = matching_terms(text)
+    if _HYPHEN.search(text) is None:
+        return terms
+    seen = set(terms)
+    return terms + [t for t in matching_terms(_HYPHEN.sub(" ", text)) if t not in seen]
+
+
 def _term_weights(
     terms: list[str], rarity: Callable[[list[str]], dict[str, float]]
 ) -> dict[str, float]:
@@ -210,6 +242,7 @@ def choose_evidence(
     asked = _word_count(weight_of.keys(), cjk_pairs)
     pairs = set(pairwise(term_stems))
     kind = _expected_kind(question)
+    compounds = {c: parts for c, parts in _compounds(question).items() if c in weight_of}
 
     scored: list[Evidence] = []
     for rank, chunk in enumerate(ranked_chunks):
@@ -222,7 +255,12 @@ def choose_evidence(
             for start, end in sentence_spans(reading)
             if not _LEADER_DOTS.search(reading[start:end])  # a table of contents line
         ]
-        stems = [[stem(t) for t in matching_terms(reading[start:end])] for start, end in spans]
+        stems = [[stem(t) for t in _sentence_terms(reading[start:end])] for start, end in spans]
+        for piece in stems if compounds else ():
+            held = set(piece)
+            piece.extend(
+                c for c, parts in compounds.items() if c not in held and held >= set(parts)
+            )
         keys = [normalize_key(reading[start:end]) for start, end in spans]
         # A sentence alone, or with the next one: the answer often follows the
         # sentence that names the topic ("They demanded $12,000..."). A sentence

@@ -6,6 +6,7 @@ from collections import Counter
 
 from reader.answer import Answerer
 from reader.ingest.chunking import sentence_spans
+from reader.records import Chunk
 from reader.retrieve.evidence import choose_evidence
 from reader.text.normalize import normalize_key
 from reader.text.reading_view import readable
@@ -149,3 +150,28 @@ def test_a_sentence_followed_by_a_lead_in_brings_the_list_too():
     assert best.startswith("These updated guidelines build on")
     assert "point-of-care viral load and reflex testing." in best
     assert not best.rstrip().endswith(":")
+
+
+# A hyphenated word and the same words written apart, in the question and the text.
+HYPHENATED = [
+    (
+        "Which model was the exception trained on the 12-trillion-token data?",
+        "The largest model was the exception, trained on the data of the archive.",
+        "The smallest model was trained on the 12 trillion token data instead.",
+    ),
+    (
+        "Which corpus was the model trained on?",
+        "The model ran on a corpus of letters, which the editors kept.",
+        "The model was pre-trained on a corpus of court records.",
+    ),
+]
+
+
+def test_a_hyphenated_word_matches_its_parts_written_apart():
+    # "12-trillion-token" in the question is found as "12 trillion token" in the text,
+    # and "trained" in the question as part of "pre-trained" there.
+    for index, (question, other, holding) in enumerate(HYPHENATED):
+        text = f"{other}\n\n{WORDY}\n\n{holding}"
+        chunk = Chunk("c" * 16, "d", 0, 0, len(text), text)
+        best = choose_evidence(question, [chunk], lambda terms: dict.fromkeys(terms, 1.0))[0]
+        assert readable(best.text) == holding, (index, best.text)
