@@ -187,11 +187,11 @@ def _imported_by_main() -> list[str]:
     Every worker runs the main script again before it reads a file, as
     ``spawn`` does, to find what was defined there (Python's own preloading of
     ``__main__`` into the forkserver never takes effect in 3.11). The ``reader``
-    command's script imports ``reader.cli``, and the window and every command
-    with it: 0.16 s of imports in each worker, more than reading a short file
-    takes. Loaded once in the forkserver, they are already there in each
-    worker, and the script runs in no time. The window's modules stay out: Qt
-    has no place in a process that forks.
+    command's script imports ``reader.cli``, and every command with it: 0.16 s
+    of imports in each worker, more than reading a short file takes. Loaded
+    once in the forkserver, they are already there in each worker, and the
+    script runs in no time. The window's modules stay out: Qt has no place in a
+    process that forks.
     """
     main = sys.modules.get("__main__")
     names: set[str] = set()
