@@ -39,12 +39,20 @@ def apply_migrations(db: sqlite_utils.Database) -> list[int]:
     for number in sorted(MIGRATIONS):
         if number in applied:
             continue
-        with db.conn:
+        # Python's sqlite3 opens a transaction only before a row is written, so a
+        # migration's ALTER TABLE would be committed on its own: a process killed
+        # before the migration is recorded would leave a file that fails it next time.
+        db.execute("BEGIN IMMEDIATE")
+        try:
             MIGRATIONS[number](db)
             db.execute(
                 "INSERT INTO _migrations (number, applied_at) VALUES (?, datetime('now'))",
                 [number],
             )
+        except BaseException:
+            db.conn.rollback()
+            raise
+        db.conn.commit()
         done.append(number)
     return done
 

@@ -142,3 +142,38 @@ def test_headings_and_warnings_round_trip(library, make_pdf):
 def test_library_path_follows_reader_home(reader_home):
     with Library() as library:
         assert Path(library.store.path) == reader_home / "library.db"
+
+
+KILLED_IN_A_MIGRATION = """
+import os, signal, sys
+from pathlib import Path
+from reader.store import LibraryStore
+from reader.store.migrations import MIGRATIONS
+
+def killed_after(migration):
+    def run(db):
+        migration(db)
+        os.kill(os.getpid(), signal.SIGKILL)  # before the migration is recorded
+    return run
+
+MIGRATIONS[4] = killed_after(MIGRATIONS[4])
+LibraryStore(Path(sys.argv[1]))
+"""
+
+
+def test_a_process_killed_inside_a_migration_leaves_it_to_be_applied_again(reader_home):
+    path = reader_home / "library.db"
+    killed = subprocess.run([sys.executable, "-c", KILLED_IN_A_MIGRATION, str(path)])
+    assert killed.returncode == -9
+
+    with sqlite3.connect(path) as connection:
+        applied = [row[0] for row in connection.execute("SELECT number FROM _migrations")]
+        columns = [row[1] for row in connection.execute("PRAGMA table_info(answers)")]
+    assert applied == [1, 2, 3]
+    assert "grounded" not in columns  # the migration's first change went with it
+
+    with LibraryStore(path) as store:  # and the next open applies it whole
+        numbers = [row[0] for row in store.db.execute("SELECT number FROM _migrations")]
+        columns = [row[1] for row in store.db.execute("PRAGMA table_info(answers)")]
+    assert numbers == sorted(MIGRATIONS)
+    assert "grounded" in columns and "answered" in columns
