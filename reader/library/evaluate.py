@@ -186,6 +186,9 @@ def evaluate(
                 "answerable": item.answerable,
                 "not_found": answer.not_found,
                 "seconds": round(answer.metrics.seconds, 2),
+                "first_token_seconds": answer.metrics.to_json()["first_token_seconds"],
+                "prompt_tokens": answer.metrics.prompt_tokens,
+                "completion_tokens": answer.metrics.completion_tokens,
                 "claims": [
                     {
                         "shown": c.shown_text,

@@ -3,11 +3,12 @@
 Chunk search finds the right neighbourhood; the answer is usually one
 sentence in it. Each sentence of the candidate chunks is scored by the
 question's content words it holds (matched by stem, a hyphenated word also by
-its parts written apart, weighted by how rare the word is in the library),
-with boosts for words that stand together as in the
-question, for the kind of answer the question asks for (a number for "how
-many", a year for "when") and for the chunk's own search rank. The best
-sentences become the evidence shown first and the quotes the model may use.
+its parts written apart, an acronym by the words it stands for; weighted by
+how rare the word is in the library), with boosts for words that stand
+together as in the question, for the kind of answer the question asks for (a
+number for "how many", a year for "when") and for the chunk's own search rank.
+The best sentences become the evidence shown first and the quotes the model
+may use.
 
 When even the best sentence holds fewer than two of the question's content
 words (for a question of two, fewer than its rarer one), the documents are
@@ -28,6 +29,7 @@ from itertools import pairwise
 
 from reader.ingest.chunking import sentence_spans
 from reader.records import Chunk
+from reader.retrieve.acronyms import AcronymMatcher
 from reader.text.normalize import CJK_LETTERS, normalize_key
 from reader.text.words import STOPWORDS, stem, words
 
@@ -243,6 +245,10 @@ def choose_evidence(
     pairs = set(pairwise(term_stems))
     kind = _expected_kind(question)
     compounds = {c: parts for c, parts in _compounds(question).items() if c in weight_of}
+    acronyms = AcronymMatcher.for_question(question)
+    # What an acronym's words may add to a sentence: the question's terms, and the
+    # parts of its hyphenated ones ("DAAs" says "direct", "acting", so "direct-acting").
+    spelled_stems = weight_of.keys() | {part for parts in compounds.values() for part in parts}
 
     scored: list[Evidence] = []
     for rank, chunk in enumerate(ranked_chunks):
@@ -256,6 +262,9 @@ def choose_evidence(
             if not _LEADER_DOTS.search(reading[start:end])  # a table of contents line
         ]
         stems = [[stem(t) for t in _sentence_terms(reading[start:end])] for start, end in spans]
+        for piece, (start, end) in zip(stems, spans, strict=True) if acronyms else ():
+            said = {stem(word) for word in acronyms.held_words(reading[start:end])}
+            piece.extend(sorted((said & spelled_stems) - set(piece)))
         for piece in stems if compounds else ():
             held = set(piece)
             piece.extend(

@@ -227,6 +227,9 @@ def test_eval_on_a_long_document_question_file(tmp_path):
     rows_written = [json.loads(line) for line in details.read_text().splitlines()]
     assert [r["id"] for r in rows_written] == ["t1", "t2", "u1"]
     assert rows_written[2]["not_found"]
+    # Evidence alone: no model was asked, so no tokens and no first token.
+    assert {(r["prompt_tokens"], r["completion_tokens"]) for r in rows_written} == {(0, 0)}
+    assert {r["first_token_seconds"] for r in rows_written} == {None}
 
     questions["questions"][0]["evidence"] = ["The Treaty of Westphalia was signed in 1649."]
     path.write_text(json.dumps(questions), encoding="utf-8")

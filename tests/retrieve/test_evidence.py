@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from reader.answer import Answerer
 from reader.ingest.chunking import sentence_spans
 from reader.records import Chunk
@@ -175,3 +177,33 @@ def test_a_hyphenated_word_matches_its_parts_written_apart():
         chunk = Chunk("c" * 16, "d", 0, 0, len(text), text)
         best = choose_evidence(question, [chunk], lambda terms: dict.fromkeys(terms, 1.0))[0]
         assert readable(best.text) == holding, (index, best.text)
+
+
+# An acronym in the text and the words it stands for in the question, and the other way.
+ACRONYMS = [
+    (
+        "To what value was the rotary position embedding base raised?",
+        "The rotary embedding of each position was kept as the base.",
+        "We raised the base frequency of RoPE to 1,000,000.",
+    ),
+    (
+        "Which drugs cure most children with HCV infection?",
+        "The drugs were given to children with an infection.",
+        "Sofosbuvir cures the infection in children with hepatitis C virus.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("question", "other", "holding"), ACRONYMS)
+def test_an_acronym_matches_the_words_it_stands_for(question, other, holding):
+    text = f"{other}\n\n{WORDY}\n\n{holding}"
+    chunk = Chunk("c" * 16, "d", 0, 0, len(text), text)
+    best = choose_evidence(question, [chunk], lambda terms: dict.fromkeys(terms, 1.0))[0]
+    assert readable(best.text) == holding
+
+
+def test_a_question_of_one_word_has_no_runs_to_spell_out():
+    text = "Lighthouses are tall. Keepers lived there for years and years."
+    chunk = Chunk("c" * 16, "d", 0, 0, len(text), text)
+    best = choose_evidence("Lighthouses?", [chunk], lambda terms: dict.fromkeys(terms, 1.0))[0]
+    assert best.matched == best.asked == 1
