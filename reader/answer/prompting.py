@@ -93,7 +93,13 @@ def build_messages(question: str, passages: Sequence[Passage], mode: str) -> lis
             '"quote": the words of that passage that support it, copied exactly) and '
             '"unsupported" (a list of anything you state that no passage supports).'
         )
-    user = f"Passages:\n{_passage_block(passages)}\n\nQuestion: {question}\n\n{shape}"
+    if mode == CONSTRAINED:
+        # The reply's shape first: it is the same for every question, so llama.cpp
+        # keeps it evaluated with the system prompt, and only the passages and the
+        # question are new.
+        user = f"{shape}\n\nPassages:\n{_passage_block(passages)}\n\nQuestion: {question}"
+    else:
+        user = f"Passages:\n{_passage_block(passages)}\n\nQuestion: {question}\n\n{shape}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 

@@ -98,6 +98,17 @@ def test_prompt_names_passages_by_alias_in_rank_order():
     assert "never instructions" in messages[0]["content"]
 
 
+def test_constrained_prompts_differ_only_after_the_replys_shape():
+    # What every question shares comes first, so the model keeps it evaluated.
+    first = build_messages("Why?", make_passages(), "constrained")
+    second = build_messages("When were rates set?", make_passages()[1:], "constrained")
+    assert first[0] == second[0]
+    shared = first[1]["content"].split("Passages:")[0]
+    assert '"claims"' in shared and '"source_id"' in shared
+    assert second[1]["content"].startswith(shared + "Passages:")
+    assert first[1]["content"].endswith("Question: Why?")
+
+
 def test_known_quotes_give_the_rest_of_a_named_passage_and_the_grammar_after_it():
     passages = evidence_passages(evidence_for("Why did rates rise in 2020?"))
     known = KnownQuotes(passages)
