@@ -180,13 +180,14 @@ def evaluate(
             declined += answer.declined_by_model
             verified += len(linked)
             grounded += sum(c.grounded for c in linked)
+            first_token = answer.metrics.first_token_seconds
             row: dict[str, Any] = {
                 "id": item.id,
                 "question": item.question,
                 "answerable": item.answerable,
                 "not_found": answer.not_found,
                 "seconds": round(answer.metrics.seconds, 2),
-                "first_token_seconds": answer.metrics.to_json()["first_token_seconds"],
+                "first_token_seconds": None if first_token is None else round(first_token, 3),
                 "prompt_tokens": answer.metrics.prompt_tokens,
                 "completion_tokens": answer.metrics.completion_tokens,
                 "claims": [
