@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from reader.errors import Cancelled, ReaderError
 from reader.library import Library
+from reader.ui.garbage import GuiThreadCollector, collect_on_gui_thread
 
 
 class Job:
@@ -105,6 +106,9 @@ class Workers:
 
     def __init__(self, database: Path) -> None:
         self.database = database
+        # Before any worker thread runs: cycles are collected on the GUI thread only.
+        self._collector: GuiThreadCollector | None = collect_on_gui_thread()
+        self._collector.hold()
         self.documents = QThreadPool()
         self.documents.setMaxThreadCount(1)
         self.documents.setExpiryTimeout(-1)
@@ -130,3 +134,6 @@ class Workers:
             task.cancel()
         self.documents.waitForDone(10_000)
         self.model.waitForDone(10_000)
+        if self._collector is not None:  # once, though a window may be shut down twice
+            self._collector.release()
+            self._collector = None
