@@ -230,6 +230,7 @@ def evaluate(
                     for i, c in enumerate(chunks)
                     if any(_overlaps((c.start, c.end), g) for g in gold)
                 ]
+                row["gold_chunk_rank"] = ranks[0] if ranks else None
                 at_4 += bool(ranks) and ranks[0] < 4
                 at_10 += bool(ranks) and ranks[0] < 10
             else:

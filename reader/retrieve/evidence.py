@@ -6,7 +6,10 @@ question's content words it holds (matched by stem, a hyphenated word also by
 its parts written apart, an acronym by the words it stands for; weighted by
 how rare the word is in the library), with boosts for words that stand
 together as in the question, for the kind of answer the question asks for (a
-number for "how many", a year for "when") and for the chunk's own search rank.
+number for "how many", a year for "when") and for the chunk's own search rank,
+and lowered for what cannot be the answer: a question the text asks without the
+sentence that replies, a list's lead-in without its list, an entry of a list
+of works cited.
 The best sentences become the evidence shown first and the quotes the model
 may use.
 
@@ -91,6 +94,14 @@ _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
 _LEADER_DOTS = re.compile(r"(?:\.\s?){4,}|_{4,}")
 _SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
 _LIST_LEAD_IN = re.compile(r":[\"'”’)\]]*\s*$")
+# A question the text asks ('"Did you save any of my books?"'): its answer follows.
+_ASKS = re.compile(r"\?[\"'”’)\]]*\s*$")
+# The heading of a list of works cited: its entries name a study, not its findings.
+_REFERENCE_LIST = re.compile(
+    r"^\s*(?:\d+(?:\.\d+)*\.?\s+)?(?:references|bibliography|works cited|literature cited"
+    r"|sources cited|cited literature)\s*$",
+    re.IGNORECASE,
+)
 # Items of a list its lead-in may bring along (sentences, as segmented).
 LIST_ITEMS = 4
 _LIST_ITEM = re.compile(r"\s*(?:[•·▪◦‣*–-]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s")
@@ -253,6 +264,7 @@ def choose_evidence(
     scored: list[Evidence] = []
     for rank, chunk in enumerate(ranked_chunks):
         heading_stems = {stem(t) for t in matching_terms(chunk.heading_path)}
+        cites = bool(chunk.heading) and _REFERENCE_LIST.match(chunk.heading[-1]) is not None
         in_heading = sum(weight_of[s] for s in heading_stems & weight_of.keys()) / total
         # Page furniture left out, so a sentence runs on across a page break.
         reading = chunk.reading_text
@@ -274,7 +286,8 @@ def choose_evidence(
         # A sentence alone, or with the next one: the answer often follows the
         # sentence that names the topic ("They demanded $12,000..."). A sentence
         # that introduces a list ("the regimens for children aged 3 to 11 are:")
-        # also with the items that follow it, up to the longest evidence allowed.
+        # also with the items that follow it, up to the longest evidence allowed,
+        # and a pair ending in a question with the sentence that replies.
         for index, (start, _) in enumerate(spans):
             for last in (index, _unit_end(reading, spans, index)):
                 if last >= len(spans):
@@ -306,6 +319,9 @@ def choose_evidence(
                     - (0.2 if not _SENTENCE_END.search(text) else 0.0)
                     # A list's lead-in without its list says what is asked, not the answer.
                     - (0.2 if _introduces_list(text) else 0.0)
+                    # So does a question without its reply.
+                    - (0.2 if _ASKS.search(text) else 0.0)
+                    - (0.3 if cites else 0.0)
                 )
                 scored.append(
                     Evidence(
@@ -357,11 +373,13 @@ def _unit_end(reading: str, spans: list[tuple[int, int]], index: int) -> int:
     """The last sentence of the longer unit starting at sentence ``index``: the
     next one; where either introduces a list, the items that follow it too (those
     marked as items, up to ``LIST_ITEMS`` and the longest list evidence allowed),
-    so a lead-in ("The three priority areas are:") never ends the evidence."""
+    so a lead-in ("The three priority areas are:") never ends the evidence; where
+    the next one asks a question, the sentence after it, which replies."""
     start, end = spans[index]
     lead_in = index if _introduces_list(reading[start:end]) else index + 1
     if lead_in >= len(spans) or not _introduces_list(reading[slice(*spans[lead_in])]):
-        return index + 1
+        asks = index + 2 < len(spans) and _ASKS.search(reading[slice(*spans[index + 1])])
+        return index + 2 if asks else index + 1
     last = lead_in
     for following in range(lead_in + 1, min(lead_in + 1 + LIST_ITEMS, len(spans))):
         item_start, item_end = spans[following]

@@ -207,3 +207,41 @@ def test_a_question_of_one_word_has_no_runs_to_spell_out():
     chunk = Chunk("c" * 16, "d", 0, 0, len(text), text)
     best = choose_evidence("Lighthouses?", [chunk], lambda terms: dict.fromkeys(terms, 1.0))[0]
     assert best.matched == best.asked == 1
+
+
+FIRE = (
+    "In 1770, while he and his mother were away from home, the old house burned down. "
+    'When news of this came to Jefferson, he said to the slave who had told him: "Did you save '
+    'any of my books?" "No, master," said the slave, "but we did save your fiddle." '
+    "He loved his fiddle all his life."
+)
+
+
+def test_a_question_in_the_text_brings_the_sentence_that_replies():
+    """The text's own question names the topic; its answer is the reply after it."""
+    chunk = Chunk("c" * 16, "d", 0, 0, len(FIRE), FIRE)
+    question = "When Jefferson's home burned down, which belongings did the servants rescue?"
+    best = choose_evidence(question, [chunk], lambda terms: dict.fromkeys(terms, 1.0))[0]
+    assert best.text.startswith("In 1770"), best.text
+    assert best.text.endswith('"but we did save your fiddle."'), best.text
+
+
+CITED = "Peginterferon plus ribavirin for chronic hepatitis C virus infection in children."
+FINDING = (
+    "Before the new drugs, peginterferon with ribavirin cured about 52% of children "
+    "with genotype 1 infection."
+)
+
+
+@pytest.mark.parametrize(
+    ("heading", "listed_first"),
+    [(("Chapter 2", "References"), FINDING), (("Chapter 2", "Treatment history"), CITED)],
+)
+def test_an_entry_of_a_reference_list_ranks_below_a_finding(heading, listed_first):
+    """A cited title holds a question's words as well as a finding does, and says nothing."""
+    rarity = lambda terms: dict.fromkeys(terms, 1.0)  # noqa: E731
+    citing = Chunk("c" * 16, "d", 0, 0, len(CITED), CITED, heading=heading)
+    finding = Chunk("f" * 16, "d", 1, 100, 100 + len(FINDING), FINDING, heading=("Chapter 1",))
+    question = "How often did peginterferon plus ribavirin cure chronic infection in children?"
+    best = choose_evidence(question, [citing, finding], rarity)[0]
+    assert best.text == listed_first
