@@ -46,10 +46,20 @@ def _stemmer() -> snowballstemmer.stemmer:
     return snowballstemmer.stemmer("english")
 
 
+# "Airplanes on the U.S. register" are "airplanes of U.S. registry". Not the
+# whole "-istry" family: a chemist is not chemistry, a minister not a ministry.
+_SAME_STEMS = {"registri": "regist"}
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """The Snowball stem of a lower-case word (inflections share a stem)."""
-    return str(_stemmer().stemWord(word))
+    """The Snowball stem of a lower-case word (inflections share a stem).
+
+    A few words Snowball leaves apart are one word to a reader (see
+    ``_SAME_STEMS``).
+    """
+    stemmed = str(_stemmer().stemWord(word))
+    return _SAME_STEMS.get(stemmed, stemmed)
 
 
 def words(text: str, cjk_pairs: bool = False) -> list[str]:
