@@ -289,7 +289,10 @@ def choose_evidence(
         # also with the items that follow it, up to the longest evidence allowed,
         # and a pair ending in a question with the sentence that replies.
         for index, (start, _) in enumerate(spans):
-            for last in (index, _unit_end(reading, spans, index)):
+            # A heading (a line that does not end as a sentence does) is a unit
+            # of its own, never run into the sentence under it.
+            ends = _SENTENCE_END.search(reading[slice(*spans[index])]) is not None
+            for last in (index, _unit_end(reading, spans, index)) if ends else (index,):
                 if last >= len(spans):
                     continue
                 end = spans[last][1]
@@ -311,7 +314,7 @@ def choose_evidence(
                     coverage
                     + CONTEXT_WEIGHT * context
                     + 0.15 * min(adjacent, 3)
-                    + 0.1 * in_heading
+                    + 0.2 * in_heading
                     + _kind_bonus(kind, text)
                     - 0.02 * rank
                     # Longer quotes hold more words by chance.

@@ -245,3 +245,32 @@ def test_an_entry_of_a_reference_list_ranks_below_a_finding(heading, listed_firs
     question = "How often did peginterferon plus ribavirin cure chronic infection in children?"
     best = choose_evidence(question, [citing, finding], rarity)[0]
     assert best.text == listed_first
+
+
+COUNTING = (
+    "Reference Counting\n\n"
+    "As mentioned above, most objects of the library are reference counted. "
+    "Think of these object pointers as handles.\n\n"
+    "Costs of Compliance\n\n"
+    "The agency estimates that the rule affects 73 airplanes of the registry."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Which objects of the library are reference counted?",
+            "As mentioned above, most objects of the library are reference counted.",
+        ),
+        (
+            "What are the costs of compliance, in airplanes affected?",
+            "The agency estimates that the rule affects 73 airplanes of the registry.",
+        ),
+    ],
+)
+def test_a_heading_is_never_run_into_the_sentence_under_it(question, expected):
+    chunk = Chunk("c" * 16, "d", 0, 0, len(COUNTING), COUNTING)
+    evidence = choose_evidence(question, [chunk], lambda terms: dict.fromkeys(terms, 1.0))
+    assert evidence[0].text == expected
+    assert not any(item.text.startswith(("Reference Counting", "Costs of")) for item in evidence)
