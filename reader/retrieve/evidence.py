@@ -208,7 +208,20 @@ def _word_count(terms: Collection[str], cjk_pairs: Collection[str]) -> int:
     return len(terms) - len(pairs) + len({char for pair in pairs for char in pair}) // 2
 
 
+# A clause that sets the scene before the question proper: "When the house burned
+# down, which of his books ...?" asks which, not when.
+_LEADING_CLAUSE = re.compile(
+    r"^\s*(?:when|if|once|after|before|while|since|as)\b"
+    # "When was the house burned, and by whom?" asks when.
+    r"(?!\s+(?:did|does|do|was|were|is|are|will|would|can|could|should|has|have|had)\b)"
+    r"[^,?]*,\s*(?=(?:\w+\s+){0,3}"
+    r"(?:what|which|who|whom|whose|how|why|where|when)\b)",
+    re.IGNORECASE,
+)
+
+
 def _expected_kind(question: str) -> str | None:
+    question = _LEADING_CLAUSE.sub("", question)
     if _CJK_DATE_QUESTION.search(question):
         return "year"
     if _CJK_NUMBER_QUESTION.search(question):

@@ -274,3 +274,20 @@ def test_a_heading_is_never_run_into_the_sentence_under_it(question, expected):
     evidence = choose_evidence(question, [chunk], lambda terms: dict.fromkeys(terms, 1.0))
     assert evidence[0].text == expected
     assert not any(item.text.startswith(("Reference Counting", "Costs of")) for item in evidence)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("When Jefferson's home burned down, which of his books did they save?", None),
+        ("When a response has a date, what proportion of the time is a cap?", "number"),
+        ("After 1990, who led the party?", "name"),
+        ("If the server fails, when does the client retry?", "year"),
+        ("When did the war end?", "year"),
+        ("When was the house burned down, and by whom?", "year"),
+    ],
+)
+def test_the_kind_of_answer_is_read_from_the_question_proper(question, kind):
+    from reader.retrieve.evidence import _expected_kind
+
+    assert _expected_kind(question) == kind
