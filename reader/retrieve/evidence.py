@@ -301,12 +301,16 @@ def choose_evidence(
         # that introduces a list ("the regimens for children aged 3 to 11 are:")
         # also with the items that follow it, up to the longest evidence allowed,
         # and a pair ending in a question with the sentence that replies.
+        # A heading (a line that does not end as a sentence does) is a unit of its
+        # own, never run into the sentences before or under it.
+        ends = [_SENTENCE_END.search(reading[start:end]) is not None for start, end in spans]
+        headings = [
+            not ended and _whole_line(reading, start, end)
+            for ended, (start, end) in zip(ends, spans, strict=True)
+        ]
         for index, (start, _) in enumerate(spans):
-            # A heading (a line that does not end as a sentence does) is a unit
-            # of its own, never run into the sentence under it.
-            ends = _SENTENCE_END.search(reading[slice(*spans[index])]) is not None
-            for last in (index, _unit_end(reading, spans, index)) if ends else (index,):
-                if last >= len(spans):
+            for last in (index, _unit_end(reading, spans, index)) if ends[index] else (index,):
+                if last >= len(spans) or any(headings[index + 1 : last + 1]):
                     continue
                 end = spans[last][1]
                 text = reading[start:end]
@@ -379,6 +383,17 @@ def _without_overlaps(evidence: list[Evidence]) -> list[Evidence]:
         said.update(item.sentences)
         kept.append(item)
     return kept
+
+
+def _whole_line(reading: str, start: int, end: int) -> bool:
+    """Whether ``reading[start:end]`` is a line of its own, not a list item."""
+    before = reading[:start].rstrip(" \t")
+    after = reading[end:].lstrip(" \t")
+    return (
+        (not before or before.endswith("\n"))
+        and (not after or after.startswith("\n"))
+        and not _LIST_ITEM.match(reading[start:end])
+    )
 
 
 def _introduces_list(text: str) -> bool:

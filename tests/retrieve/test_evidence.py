@@ -248,7 +248,7 @@ def test_an_entry_of_a_reference_list_ranks_below_a_finding(heading, listed_firs
 
 
 COUNTING = (
-    "Reference Counting\n\n"
+    "Each handle is released once.\n\nReference Counting\n\n"
     "As mentioned above, most objects of the library are reference counted. "
     "Think of these object pointers as handles.\n\n"
     "Costs of Compliance\n\n"
@@ -269,11 +269,12 @@ COUNTING = (
         ),
     ],
 )
-def test_a_heading_is_never_run_into_the_sentence_under_it(question, expected):
+def test_a_heading_is_never_run_into_the_sentences_around_it(question, expected):
     chunk = Chunk("c" * 16, "d", 0, 0, len(COUNTING), COUNTING)
     evidence = choose_evidence(question, [chunk], lambda terms: dict.fromkeys(terms, 1.0))
     assert evidence[0].text == expected
-    assert not any(item.text.startswith(("Reference Counting", "Costs of")) for item in evidence)
+    assert not any("Reference Counting" in item.text for item in evidence)
+    assert not any("Costs of" in item.text for item in evidence)
 
 
 @pytest.mark.parametrize(
