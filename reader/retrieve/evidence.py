@@ -73,6 +73,11 @@ _NUMBER_WORD = re.compile(
     r"|billion|half|quarter|third|dozen|percent|once|twice)\b",
     re.IGNORECASE,
 )
+# A question for a share or a rate, answered by a percentage most often.
+_SHARE_QUESTION = re.compile(
+    r"\bhow often\b|\bwhat (?:\w+ )?(?:percentage|share|proportion|fraction|rate|percent)\b"
+)
+_PERCENT = re.compile(r"%|\bper ?cent", re.IGNORECASE)
 _YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
 # A Chinese or Japanese date: "2018年1月16日", "一九三七年八月一日".
 _CJK_DATE = re.compile(r"(?:\d{1,4}|[〇零一二三四五六七八九十]+)\s*[年月日]")
@@ -227,6 +232,8 @@ def _expected_kind(question: str) -> str | None:
     if _CJK_NUMBER_QUESTION.search(question):
         return "number"
     lowered = question.lower()
+    if _SHARE_QUESTION.search(lowered):
+        return "share"
     if re.search(
         r"\bhow (many|much|long|old|often|large|big|far)\b|\bwhat (?:\w+ ){0,2}(percentage|"
         r"share|proportion|number|rate|amount|size|cost|price|sum|total|age|duration)\b"
@@ -423,6 +430,9 @@ def _unit_end(reading: str, spans: list[tuple[int, int]], index: int) -> int:
 
 
 def _kind_bonus(kind: str | None, sentence: str) -> float:
+    if kind == "share":
+        # Any number may be the share ("nine out of ten"); a percentage most likely is.
+        return _kind_bonus("number", sentence) + (0.1 if _PERCENT.search(sentence) else 0.0)
     if kind == "number" and (_NUMBER.search(sentence) or _NUMBER_WORD.search(sentence)):
         return 0.15
     if kind == "reason" and _REASON.search(sentence):

@@ -116,6 +116,12 @@ KINDS = [
         "The smaller model is lagging on recall, as the table shows.",
         "The smaller model lagging on recall is attributed to its shorter training.",
     ),
+    (
+        # Both hold a number; a share is asked for.
+        "How often did the old drugs cure the children?",
+        "The old drugs did cure the children in 48 weeks.",
+        "The old drugs did cure 52% of the children treated in the eleven clinics of the trial.",
+    ),
 ]
 WORDY = " ".join(
     "The tides, the cargo and the weather of the week were noted in the ledger." for _ in range(12)
@@ -281,7 +287,7 @@ def test_a_heading_is_never_run_into_the_sentences_around_it(question, expected)
     ("question", "kind"),
     [
         ("When Jefferson's home burned down, which of his books did they save?", None),
-        ("When a response has a date, what proportion of the time is a cap?", "number"),
+        ("When a response has a date, what proportion of the time is a cap?", "share"),
         ("After 1990, who led the party?", "name"),
         ("If the server fails, when does the client retry?", "year"),
         ("When did the war end?", "year"),
