@@ -164,7 +164,11 @@ def evaluate(
     by_kind: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory() as folder, Library(Path(folder) / "eval.db") as library:
         answerer = Answerer(library, backend, mode=mode, record=False)
+        # Every document first: a word's rarity is the whole set's, whichever
+        # question comes first, as in a library the user has filled.
         documents: dict[str, str] = {}
+        for item in items:
+            _ingest(library, item, documents, Path(folder))
         for number, item in enumerate(items, start=1):
             doc_id = _ingest(library, item, documents, Path(folder))
             gold = item.gold_spans or _evidence_spans(library, doc_id, item)

@@ -46,6 +46,7 @@ MIN_MATCHED_TERMS = 2
 # How much the sentences around a candidate count: the answer often sits
 # beside the sentence that names the topic.
 CONTEXT_WEIGHT = 0.3
+HEADING_PENALTY = 0.2
 
 # Words that ask rather than say what is asked about (function words, "what"
 # and "how" among them, are in STOPWORDS already).
@@ -344,6 +345,7 @@ def choose_evidence(
                     # Longer quotes hold more words by chance.
                     - 0.05 * math.log(max(len(unit), 12) / 12)
                     - (0.2 if not _SENTENCE_END.search(text) else 0.0)
+                    - (HEADING_PENALTY if headings[index] else 0.0)
                     # A list's lead-in without its list says what is asked, not the answer.
                     - (0.2 if _introduces_list(text) else 0.0)
                     # So does a question without its reply.

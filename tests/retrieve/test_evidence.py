@@ -298,3 +298,18 @@ def test_the_kind_of_answer_is_read_from_the_question_proper(question, kind):
     from reader.retrieve.evidence import _expected_kind
 
     assert _expected_kind(question) == kind
+
+
+BOX = (
+    "The laboratories serve a hospital of 1200 beds in the city.\n\n"
+    "Case study: reflex testing for diagnosis in Barcelona\n\n"
+    "In Barcelona this cut the time to a diagnosis from four weeks to two days."
+)
+
+
+def test_a_heading_holding_the_questions_words_ranks_below_the_sentence_that_answers():
+    # The heading names what the section is about; the sentences under it say it.
+    chunk = Chunk("c" * 16, "d", 0, 0, len(BOX), BOX)
+    question = "How much faster did reflex testing in Barcelona make the diagnosis?"
+    best = choose_evidence(question, [chunk], lambda terms: dict.fromkeys(terms, 1.0))[0]
+    assert best.text.startswith("In Barcelona this cut the time")
