@@ -33,3 +33,42 @@ def test_an_answer_in_other_inflections_or_order_is_stated(text, answers):
 )
 def test_a_missing_word_number_or_negation_is_not_stated(text, answers):
     assert not _contains_answer(text, answers)
+
+
+def test_every_document_is_in_the_library_before_the_first_question(tmp_path, monkeypatch):
+    """A word's rarity is the whole set's for every question, so figures do not
+    depend on the order of the questions."""
+    import json
+
+    from reader.answer import Answerer
+    from reader.library.evaluate import evaluate
+
+    contexts = [
+        "The harbour master logs the tides each morning before the ferries leave.",
+        "The lighthouse keeper trims the wick at dusk and logs the ships that pass.",
+    ]
+    squad = {
+        "data": [
+            {
+                "paragraphs": [
+                    {
+                        "context": context,
+                        "qas": [{"id": str(n), "question": "Who logs the tides?", "answers": []}],
+                    }
+                    for n, context in enumerate(contexts)
+                ]
+            }
+        ]
+    }
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(squad), encoding="utf-8")
+    held: list[int] = []
+    ask = Answerer.ask
+
+    def counting_ask(self, *args, **kwargs):
+        held.append(len(self.library.documents()))
+        return ask(self, *args, **kwargs)
+
+    monkeypatch.setattr(Answerer, "ask", counting_ask)
+    evaluate(path, None, "passages")
+    assert held == [2, 2]
