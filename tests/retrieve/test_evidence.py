@@ -28,6 +28,12 @@ BOOK = f"{ABOUT}\n\n{FILLER}\n\n{ABOUT}\n\n{FILLER}\n\nThe end of the permission
 QUESTION = "What is a permission culture?"
 
 
+def evidence_in(text: str, question: str) -> list:
+    """The evidence for ``question`` from one chunk of ``text``, every word weighing the same."""
+    chunk = Chunk("c" * 16, "d", 0, 0, len(text), text)
+    return choose_evidence(question, [chunk], lambda terms: dict.fromkeys(terms, 1.0))
+
+
 def sentence_keys(text: str) -> list[str]:
     return [normalize_key(text[start:end]) for start, end in sentence_spans(text)]
 
@@ -225,9 +231,8 @@ FIRE = (
 
 def test_a_question_in_the_text_brings_the_sentence_that_replies():
     """The text's own question names the topic; its answer is the reply after it."""
-    chunk = Chunk("c" * 16, "d", 0, 0, len(FIRE), FIRE)
     question = "When Jefferson's home burned down, which belongings did the servants rescue?"
-    best = choose_evidence(question, [chunk], lambda terms: dict.fromkeys(terms, 1.0))[0]
+    best = evidence_in(FIRE, question)[0]
     assert best.text.startswith("In 1770"), best.text
     assert best.text.endswith('"but we did save your fiddle."'), best.text
 
@@ -276,8 +281,7 @@ COUNTING = (
     ],
 )
 def test_a_heading_is_never_run_into_the_sentences_around_it(question, expected):
-    chunk = Chunk("c" * 16, "d", 0, 0, len(COUNTING), COUNTING)
-    evidence = choose_evidence(question, [chunk], lambda terms: dict.fromkeys(terms, 1.0))
+    evidence = evidence_in(COUNTING, question)
     assert evidence[0].text == expected
     assert not any("Reference Counting" in item.text for item in evidence)
     assert not any("Costs of" in item.text for item in evidence)
@@ -309,7 +313,6 @@ BOX = (
 
 def test_a_heading_holding_the_questions_words_ranks_below_the_sentence_that_answers():
     # The heading names what the section is about; the sentences under it say it.
-    chunk = Chunk("c" * 16, "d", 0, 0, len(BOX), BOX)
     question = "How much faster did reflex testing in Barcelona make the diagnosis?"
-    best = choose_evidence(question, [chunk], lambda terms: dict.fromkeys(terms, 1.0))[0]
+    best = evidence_in(BOX, question)[0]
     assert best.text.startswith("In Barcelona this cut the time")
