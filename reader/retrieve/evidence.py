@@ -33,6 +33,7 @@ from itertools import pairwise
 from reader.ingest.chunking import sentence_spans
 from reader.records import Chunk
 from reader.retrieve.acronyms import AcronymMatcher
+from reader.retrieve.answer_kinds import expected_kind, kind_bonus
 from reader.text.normalize import CJK_LETTERS, normalize_key
 from reader.text.words import STOPWORDS, stem, words
 
@@ -66,22 +67,6 @@ _QUESTION_FORMS = frozenset(
         "type",
     ]
 )
-_NUMBER = re.compile(r"\d")
-# A count or share written out: "fourteen years", "twenty-seven", "one quarter".
-_NUMBER_WORD = re.compile(
-    r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|four|fif|six|seven"
-    r"|eigh|nine)teen|(?:twen|thir|for|fif|six|seven|eigh|nine)ty|hundred|thousand|million"
-    r"|billion|half|quarter|third|dozen|percent|once|twice)\b",
-    re.IGNORECASE,
-)
-# A question for a share or a rate, answered by a percentage most often.
-_SHARE_QUESTION = re.compile(
-    r"\bhow often\b|\bwhat (?:\w+ )?(?:percentage|share|proportion|fraction|rate|percent)\b"
-)
-_PERCENT = re.compile(r"%|\bper ?cent", re.IGNORECASE)
-_YEAR = re.compile(r"\b(1[5-9]|20)\d\d\b")
-# A Chinese or Japanese date: "2018年1月16日", "一九三七年八月一日".
-_CJK_DATE = re.compile(r"(?:\d{1,4}|[〇零一二三四五六七八九十]+)\s*[年月日]")
 _CJK_PAIR = re.compile(f"[{CJK_LETTERS}]{{2}}")
 # What a Chinese, Japanese or Korean question asks with, and its particles:
 # cut out of the question's runs of characters before those are paired, so
@@ -91,12 +76,9 @@ _CJK_QUESTION_FORMS = re.compile(
     "|なぜ|どこ|いつ|だれ|誰|どの|どれ|どう|いくつ|いくら|何|です|ます|か|は|が|を|の|に|で|と|も"
     "|무엇|누구|언제|어디|어떻게|얼마|몇"
 )
-_CJK_NUMBER_QUESTION = re.compile("多少|几|多长|多大|多高|多久|いくつ|いくら|몇|얼마")
-_CJK_DATE_QUESTION = re.compile("何时|什么时候|哪一?天|哪一?年|什么日期|いつ|언제")
 # Cuts a run of CJK characters and survives normalisation (a space beside a CJK
 # character would vanish there).
 _CJK_BREAK = "\u3001"
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
 _LEADER_DOTS = re.compile(r"(?:\.\s?){4,}|_{4,}")
 _SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
 _LIST_LEAD_IN = re.compile(r":[\"'”’)\]]*\s*$")
@@ -111,11 +93,6 @@ _REFERENCE_LIST = re.compile(
 # Items of a list its lead-in may bring along (sentences, as segmented).
 LIST_ITEMS = 4
 _LIST_ITEM = re.compile(r"\s*(?:[•·▪◦‣*–-]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s")
-_REASON = re.compile(
-    r"\b(because|since|so that|due to|attributed|in order to|as a result|reason|"
-    r"intended to|aims? to|designed to|simplif|allows?|enables?)\b",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,46 +191,6 @@ def _word_count(terms: Collection[str], cjk_pairs: Collection[str]) -> int:
     return len(terms) - len(pairs) + len({char for pair in pairs for char in pair}) // 2
 
 
-# A clause that sets the scene before the question proper: "When the house burned
-# down, which of his books ...?" asks which, not when.
-_LEADING_CLAUSE = re.compile(
-    r"^\s*(?:when|if|once|after|before|while|since|as)\b"
-    # "When was the house burned, and by whom?" asks when.
-    r"(?!\s+(?:did|does|do|was|were|is|are|will|would|can|could|should|has|have|had)\b)"
-    r"[^,?]*,\s*(?=(?:\w+\s+){0,3}"
-    r"(?:what|which|who|whom|whose|how|why|where|when)\b)",
-    re.IGNORECASE,
-)
-
-
-def _expected_kind(question: str) -> str | None:
-    question = _LEADING_CLAUSE.sub("", question)
-    if _CJK_DATE_QUESTION.search(question):
-        return "year"
-    if _CJK_NUMBER_QUESTION.search(question):
-        return "number"
-    lowered = question.lower()
-    if _SHARE_QUESTION.search(lowered):
-        return "share"
-    if re.search(
-        r"\bhow (many|much|long|old|often|large|big|far)\b|\bwhat (?:\w+ ){0,2}(percentage|"
-        r"share|proportion|number|rate|amount|size|cost|price|sum|total|age|duration)\b"
-        r"|\bhow high\b",
-        lowered,
-    ):
-        return "number"
-    if re.search(
-        r"\b(when|what year|which year|what date|in what year|(what|which) (day|month))\b",
-        lowered,
-    ):
-        return "year"
-    if re.search(r"\b(who|whom|whose)\b", lowered):
-        return "name"
-    if re.search(r"\b(why|what for|purpose|goal|aim|explanation|reason|cause)\b", lowered):
-        return "reason"
-    return None
-
-
 def choose_evidence(
     question: str,
     ranked_chunks: Sequence[Chunk],
@@ -275,7 +212,7 @@ def choose_evidence(
     cjk_pairs = {s for s in weight_of if _CJK_PAIR.fullmatch(s)}
     asked = _word_count(weight_of.keys(), cjk_pairs)
     pairs = set(pairwise(term_stems))
-    kind = _expected_kind(question)
+    kind = expected_kind(question)
     compounds = {c: parts for c, parts in _compounds(question).items() if c in weight_of}
     acronyms = AcronymMatcher.for_question(question)
     # What an acronym's words may add to a sentence: the question's terms, and the
@@ -340,7 +277,7 @@ def choose_evidence(
                     + CONTEXT_WEIGHT * context
                     + 0.15 * min(adjacent, 3)
                     + 0.2 * in_heading
-                    + _kind_bonus(kind, text)
+                    + kind_bonus(kind, text)
                     - 0.02 * rank
                     # Longer quotes hold more words by chance.
                     - 0.05 * math.log(max(len(unit), 12) / 12)
@@ -429,21 +366,6 @@ def _unit_end(reading: str, spans: list[tuple[int, int]], index: int) -> int:
             break
         last = following
     return max(last, index + 1)
-
-
-def _kind_bonus(kind: str | None, sentence: str) -> float:
-    if kind == "share":
-        # Any number may be the share ("nine out of ten"); a percentage most likely is.
-        return _kind_bonus("number", sentence) + (0.1 if _PERCENT.search(sentence) else 0.0)
-    if kind == "number" and (_NUMBER.search(sentence) or _NUMBER_WORD.search(sentence)):
-        return 0.15
-    if kind == "reason" and _REASON.search(sentence):
-        return 0.1
-    if kind == "year" and (_YEAR.search(sentence) or _CJK_DATE.search(sentence)):
-        return 0.15
-    if kind == "name" and _NAME.search(sentence):
-        return 0.05
-    return 0.0
 
 
 def answers_question(evidence: Sequence[Evidence]) -> bool:

@@ -287,23 +287,6 @@ def test_a_heading_is_never_run_into_the_sentences_around_it(question, expected)
     assert not any("Costs of" in item.text for item in evidence)
 
 
-@pytest.mark.parametrize(
-    ("question", "kind"),
-    [
-        ("When Jefferson's home burned down, which of his books did they save?", None),
-        ("When a response has a date, what proportion of the time is a cap?", "share"),
-        ("After 1990, who led the party?", "name"),
-        ("If the server fails, when does the client retry?", "year"),
-        ("When did the war end?", "year"),
-        ("When was the house burned down, and by whom?", "year"),
-    ],
-)
-def test_the_kind_of_answer_is_read_from_the_question_proper(question, kind):
-    from reader.retrieve.evidence import _expected_kind
-
-    assert _expected_kind(question) == kind
-
-
 BOX = (
     "The laboratories serve a hospital of 1200 beds in the city.\n\n"
     "Case study: reflex testing for diagnosis in Barcelona\n\n"
