@@ -7,10 +7,9 @@ its parts written apart, an acronym by the words it stands for; weighted by
 how rare the word is in the library), with boosts for words that stand
 together as in the question, for the kind of answer the question asks for (a
 number for "how many", a year for "when") and for the chunk's own search rank,
-and lowered for what cannot be the answer: a question the text asks without the
-sentence that replies, a list's lead-in without its list, an entry of a list
-of works cited.
-The best sentences become the evidence shown first and the quotes the model
+and lowered for what cannot be the answer: a heading, a question the text asks
+without the sentence that replies, a list's lead-in without its list, an entry
+of a list of works cited. The best sentences become the evidence shown first and the quotes the model
 may use.
 
 When even the best sentence holds fewer than two of the question's content
@@ -47,6 +46,8 @@ MIN_MATCHED_TERMS = 2
 # How much the sentences around a candidate count: the answer often sits
 # beside the sentence that names the topic.
 CONTEXT_WEIGHT = 0.3
+# What a heading line loses, beyond what any unit not ending as a sentence does:
+# it names what its section is about, and the sentences under it say it.
 HEADING_PENALTY = 0.2
 
 # Words that ask rather than say what is asked about (function words, "what"
