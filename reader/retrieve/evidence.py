@@ -9,8 +9,8 @@ together as in the question, for the kind of answer the question asks for (a
 number for "how many", a year for "when") and for the chunk's own search rank,
 and lowered for what cannot be the answer: a heading, a question the text asks
 without the sentence that replies, a list's lead-in without its list, an entry
-of a list of works cited. The best sentences become the evidence shown first and the quotes the model
-may use.
+of a list of works cited. The best sentences become the evidence shown first
+and the quotes the model may use.
 
 When even the best sentence holds fewer than two of the question's content
 words (for a question of two, fewer than its rarer one), the documents are
