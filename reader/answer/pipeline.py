@@ -57,6 +57,7 @@ from reader.records import (
     page_name,
 )
 from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
+from reader.retrieve.mentions import question_names
 from reader.text.reading_view import readable
 from reader.verify import PassageVerifier
 
@@ -113,6 +114,7 @@ class AnswerSources(Protocol):
 
     def search(self, query: str, doc_id: str | None = None, limit: int = 10) -> list[SearchHit]: ...
     def term_rarity(self, words: Iterable[str]) -> dict[str, float]: ...
+    def unmentioned(self, names: Sequence[str], doc_ids: Sequence[str] | None) -> list[str]: ...
     def chunk(self, chunk_id: str) -> Chunk: ...
     def passage_verifier(self, doc_id: str, retrieved: Sequence[Chunk]) -> PassageVerifier: ...
     def keep_answer(self, answer: Answer) -> None: ...
@@ -175,7 +177,10 @@ class Answerer:
             judge=judge_for(self.backend) if self.uses_model else None,
         )
         asking = _Asking(question, chunks, evidence, checker, emit, cancel, started)
-        if not answers_question(evidence):
+        unnamed = self.library.unmentioned(question_names(question), doc_ids)
+        if unnamed:
+            answer = self._not_answered(asking, scope, _never_mentioned(unnamed), [])
+        elif not answers_question(evidence):
             answer = self._not_found(asking, scope)
         else:
             extractive = [
@@ -446,6 +451,11 @@ class Answerer:
             not_found=reason,
             closest=[item for item in closest if item.verified],
         )
+
+
+def _never_mentioned(names: list[str]) -> str:
+    quoted = " or ".join(f"'{name}'" for name in names[:3])
+    return f"no passage of the documents mentions {quoted}"
 
 
 def _overlap(a: CheckedClaim, b: CheckedClaim) -> bool:

@@ -24,7 +24,7 @@ from reader.records import (
     PageStarts,
     SearchHit,
 )
-from reader.retrieve import search, word_counts
+from reader.retrieve import mentions, search, word_counts
 from reader.store import LibraryStore
 from reader.store.sources import SourceFile, record_source
 from reader.verify import DocumentVerifier, PassageVerifier
@@ -158,6 +158,10 @@ class Library:
 
     def search(self, query: str, doc_id: str | None = None, limit: int = 10) -> list[SearchHit]:
         return search(self.store, query, doc_id=doc_id, limit=limit)
+
+    def unmentioned(self, names: Sequence[str], doc_ids: Sequence[str] | None = None) -> list[str]:
+        """The names no chunk of the documents holds (of the whole library for None)."""
+        return mentions.unmentioned(self.store, names, doc_ids)
 
     def term_rarity(self, words: Iterable[str]) -> dict[str, float]:
         """How rare each word is in the library (its inverse document frequency)."""

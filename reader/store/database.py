@@ -329,6 +329,10 @@ class LibraryStore:
         """How many chunks hold each word, looked up by the index's Porter stem."""
         return search_index.chunks_holding(self.db.conn, words)
 
+    def terms_starting(self, prefix: str) -> list[str]:
+        """The index's terms (Porter stems) that begin with ``prefix``."""
+        return search_index.terms_starting(self.db.conn, prefix)
+
     def indexed_chunks(self) -> int:
         """How many chunks the full-text index holds, without counting them
         (see ``search_index.indexed_chunks``)."""

@@ -84,6 +84,17 @@ def chunks_holding(conn: sqlite3.Connection, words: Iterable[str]) -> dict[str, 
     return {word: found.get(stem, 0) for word, stem in stems.items()}
 
 
+def terms_starting(conn: sqlite3.Connection, prefix: str) -> list[str]:
+    """The index's terms that begin with ``prefix`` (a range of its sorted vocabulary)."""
+    if not prefix:
+        return []
+    following = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    rows = conn.execute(
+        "SELECT term FROM chunks_vocab WHERE term >= ? AND term < ?", [prefix, following]
+    )
+    return [str(row[0]) for row in rows]
+
+
 def indexed_chunks(conn: sqlite3.Connection) -> int:
     """How many chunks the index holds, read from FTS5's "averages" record.
 

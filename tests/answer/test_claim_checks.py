@@ -103,7 +103,7 @@ def test_claims_are_checked_once_while_streaming(treaty, backend, monkeypatch):
 def test_the_models_not_answered_is_an_answer_that_says_so(treaty, backend):
     library, doc_id = treaty
     answerer = Answerer(library, backend, mode="free")
-    question = "When was the Treaty of Westphalia ratified by the Pope?"
+    question = "When was the Treaty of Westphalia ratified by the Holy Roman Empire?"
     source = alias_of(answerer, question, doc_id, "Westphalia")
     backend.enqueue(
         claims_json(

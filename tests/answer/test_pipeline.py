@@ -354,3 +354,18 @@ def test_a_looping_model_is_stopped_and_its_complete_claims_kept(treaty):
     assert "generation stopped early: the model repeated a" in answer.problem
     # it stopped soon after the repeat, not at the end of the output
     assert answer.metrics.completion_tokens * 3 < len(looping) / 3
+
+
+def test_a_question_naming_what_no_passage_mentions_is_answered_not_found(treaty, backend):
+    library, doc_id = treaty
+    answerer = Answerer(library, backend, mode="constrained")
+    # "treaty", "Napoleon" and "Congress" match; no passage mentions Berlin.
+    answer = answerer.ask("Which treaty did Napoleon sign at the Congress of Berlin?", [doc_id])
+    assert answer.claims == [] and backend.requests == []
+    assert answer.not_found == "no passage of the documents mentions 'Berlin'"
+    assert answer.to_json()["answered"] is False
+    # Naming what the documents hold, the same question is answered.
+    answer = Answerer(library, None, mode="passages").ask(
+        "Which treaty did Napoleon sign at the Congress of Vienna?", [doc_id]
+    )
+    assert answer.not_found is None and answer.claims
