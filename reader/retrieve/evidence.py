@@ -6,7 +6,9 @@ question's content words it holds (matched by stem, a hyphenated word also by
 its parts written apart, an acronym by the words it stands for; weighted by
 how rare the word is in the library), with boosts for words that stand
 together as in the question, for the kind of answer the question asks for (a
-number for "how many", a year for "when") and for the chunk's own search rank,
+number for "how many", a year for "when"), for the question's own numbers
+beside their words ("genotype 3", "24 weeks"; the same words with other
+numbers are another case) and for the chunk's own search rank,
 and lowered for what cannot be the answer: a heading, a question the text asks
 without the sentence that replies, a list's lead-in without its list, an entry
 of a list of works cited. The best sentences become the evidence shown first
@@ -159,6 +161,44 @@ def _compounds(question: str) -> dict[str, tuple[str, ...]]:
     return found
 
 
+# A word and the number that tells which one it is: "genotype 3", "24 weeks",
+# "version 2.4" (a number written before or after its word).
+_WORD_NUMBER = re.compile(r"(?<![\w.])([^\W\d_]{3,})\s+(\d+(?:[.,]\d+)*)(?![\w.,]*\d)")
+_NUMBER_WORD = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)\s+([^\W\d_]{3,})")
+# What a sentence loses for each of the question's numbered words it gives only
+# with another number: asked about genotype 3 after 24 weeks, a sentence on
+# genotype 5 after 12 weeks is about another case.
+OTHER_NUMBER_PENALTY = 0.2
+
+
+def _numbered_words(text: str) -> dict[tuple[str, bool], set[str]]:
+    """Each word written beside a number, by its stem and whether the number
+    follows it, with the numbers it stands beside."""
+    found: dict[tuple[str, bool], set[str]] = {}
+    for word, number in _WORD_NUMBER.findall(text):
+        if word.lower() not in STOPWORDS:
+            found.setdefault((stem(word.lower()), True), set()).add(number)
+    for number, word in _NUMBER_WORD.findall(text):
+        if word.lower() not in STOPWORDS:
+            found.setdefault((stem(word.lower()), False), set()).add(number)
+    return found
+
+
+def _number_agreement(asked: dict[tuple[str, bool], set[str]], text: str) -> float:
+    """What a sentence gains or loses for the numbers beside the question's words:
+    the question's own number counts like two of its words standing together;
+    only other numbers, as another case than the one asked about."""
+    if not asked:
+        return 0.0
+    given = _numbered_words(text)
+    agreement = 0.0
+    for key, numbers in asked.items():
+        if key not in given:
+            continue
+        agreement += 0.15 if given[key] & numbers else -OTHER_NUMBER_PENALTY
+    return agreement
+
+
 def _sentence_terms(text: str) -> list[str]:
     """``matching_terms``, and the parts of each hyphenated word after them: "pre-trained
     on a 12-trillion-token corpus" holds "trained" and "trillion" too."""
@@ -215,6 +255,7 @@ def choose_evidence(
     pairs = set(pairwise(term_stems))
     kind = expected_kind(question)
     compounds = {c: parts for c, parts in _compounds(question).items() if c in weight_of}
+    numbered = _numbered_words(question)
     acronyms = AcronymMatcher.for_question(question)
     # What an acronym's words may add to a sentence: the question's terms, and the
     # parts of its hyphenated ones ("DAAs" says "direct", "acting", so "direct-acting").
@@ -279,6 +320,7 @@ def choose_evidence(
                     + 0.15 * min(adjacent, 3)
                     + 0.2 * in_heading
                     + kind_bonus(kind, text)
+                    + _number_agreement(numbered, text)
                     - 0.02 * rank
                     # Longer quotes hold more words by chance.
                     - 0.05 * math.log(max(len(unit), 12) / 12)

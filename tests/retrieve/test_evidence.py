@@ -299,3 +299,33 @@ def test_a_heading_holding_the_questions_words_ranks_below_the_sentence_that_ans
     question = "How much faster did reflex testing in Barcelona make the diagnosis?"
     best = evidence_in(BOX, question)[0]
     assert best.text.startswith("In Barcelona this cut the time")
+
+
+# A question about one numbered case, a sentence on another case that holds more of its
+# words, and the sentence on the case asked about.
+NUMBERED = [
+    (
+        "For cirrhotic patients with genotype 3 on sofosbuvir/daclatasvir, what cure rate was"
+        " reached after 24 weeks?",
+        "Cirrhotic patients with genotype 5 on sofosbuvir/daclatasvir reached a cure rate of 92%"
+        " after 12 weeks.",
+        "With genotype 3 the cure rate reached 90% after 24 weeks.",
+    ),
+    (
+        "Which parser does version 2.4 of the viewer use for fonts?",
+        "The viewer in version 2.3 used its own parser for fonts and images.",
+        "Since version 2.4 fonts are read by the bundled parser.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("question", "other", "holding"), NUMBERED)
+def test_a_sentence_on_the_numbered_case_asked_about_ranks_above_another_case(
+    question, other, holding
+):
+    text = f"{other}\n\n{WORDY}\n\n{holding}"
+    assert readable(evidence_in(text, question)[0].text) == holding
+    # Asked about the other case, the other sentence comes first.
+    asked_other = question.replace("genotype 3", "genotype 5").replace("24 weeks", "12 weeks")
+    asked_other = asked_other.replace("version 2.4", "version 2.3")
+    assert readable(evidence_in(text, asked_other)[0].text) == other
