@@ -65,11 +65,13 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     """``[start, end)`` of each sentence of ``text``, surrounding whitespace excluded.
 
     Sentences end at ., !, ? (and their CJK forms) followed by whitespace, and
-    at paragraph breaks; not at an abbreviation or an initial ("U.S. operators",
-    "Dr. Smith", "J. Smith"), nor where the next word starts in lower case. A
-    heading line is a sentence of its own, never glued to the one after it.
+    at paragraph breaks (not at a blank line inside a sentence); not at an
+    abbreviation or an initial ("U.S. operators", "Dr. Smith", "J. Smith"), nor
+    where the next word starts in lower case. A heading line is a sentence of
+    its own, never glued to the one after it.
     """
-    cuts = {m.end() for m in _PARAGRAPH_BREAK.finditer(text)} | {len(text)}
+    cuts = {m.end() for m in _PARAGRAPH_BREAK.finditer(text) if not _inside_sentence(text, m)}
+    cuts.add(len(text))
     cuts |= {m.end() for m in _SENTENCE_END.finditer(text) if _ends_sentence(text, m)}
     spans = []
     start = 0
@@ -130,12 +132,22 @@ def _breaks(text: str, headings: list[Heading]) -> tuple[list[int], list[int]]:
     for match in _SENTENCE_END.finditer(text):
         strength[match.end()] = SENTENCE
     for match in _PARAGRAPH_BREAK.finditer(text):
-        strength[match.end()] = PARAGRAPH
+        if not _inside_sentence(text, match):
+            strength[match.end()] = PARAGRAPH
     for heading in headings:
         if 0 < heading.offset < len(text):
             strength[heading.offset] = HEADING
     positions = sorted(strength)
     return positions, [strength[p] for p in positions]
+
+
+def _inside_sentence(text: str, blank: re.Match[str]) -> bool:
+    """Whether a blank line runs through a sentence: a page break ("set his net in
+    the" / "river.") or a layout that puts a blank line after every line ("SVR rates
+    increased to" / "90%."). A chunk cut there would end on half a sentence."""
+    before = text[: blank.start()].rstrip(" \t")[-1:]
+    after = text[blank.end() : blank.end() + 1]
+    return (before.islower() or before == ",") and (after.islower() or after.isdigit())
 
 
 def _choose_cut(text: str, start: int, positions: list[int], strengths: list[int]) -> int:

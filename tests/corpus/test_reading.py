@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from itertools import pairwise
 from pathlib import Path
 
 import pymupdf
@@ -78,3 +79,16 @@ def test_multi_column_pages_read_column_by_column():
     body = "Following the Lion Air Flight 610"
     assert drawn.index(footnote) < drawn.index(body)
     assert read.index(body) < read.index(footnote)
+
+
+def test_chunks_of_a_book_with_sentences_across_page_breaks_end_on_whole_sentences():
+    # The children's book breaks pages inside sentences ("set his net in the" / "river.");
+    # a chunk cut at every such break would end on half a sentence.
+    _, chunks = read_document(corpus_dir() / "pdf" / "pdfjs-pdkids-public-domain-55p.pdf")
+    halves = [
+        before.reading_text[-40:]
+        for before, after in pairwise(chunks)
+        if before.reading_text.rstrip()[-1:].islower() and after.reading_text.lstrip()[:1].islower()
+    ]
+    assert len(chunks) > 150
+    assert len(halves) <= len(chunks) // 50, halves

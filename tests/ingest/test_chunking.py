@@ -180,3 +180,28 @@ def test_chunks_without_furniture_read_as_they_are_read_alone():
         assert chunk.reading == replace(chunk, reading=None).reading_text
         assert chunk.reading_text == chunk.reading
         assert "\n" not in chunk.reading_text  # line breaks inside a paragraph are joined
+
+
+# A layout that puts a blank line after every line, as some PDFs are extracted, and a
+# page break inside a sentence: the blank lines there are no paragraph ends.
+BLANK_LINED = "\n\n".join(
+    f"In trial {n} the pooled cure rates for genotype 3 were low, and after 24 weeks of\n\n"
+    f"treatment the rates increased to\n\n9{n % 10}%. The samples of trial {n} were kept at\n\n"
+    f"four degrees, and the report on them ends here."
+    for n in range(12)
+)
+
+
+def test_a_blank_line_inside_a_sentence_neither_ends_a_chunk_nor_the_sentence():
+    chunks = chunk_text("d", BLANK_LINED, [0], [])
+    assert len(chunks) > 2
+    for chunk in chunks[:-1]:
+        assert chunk.text.endswith("."), chunk.text[-40:]
+    sentences = [BLANK_LINED[s:e] for s, e in sentence_spans(BLANK_LINED)]
+    assert sentences[0].startswith("In trial 0") and sentences[0].endswith("increased to\n\n90%.")
+    assert (
+        sentences[1]
+        == "The samples of trial 0 were kept at\n\nfour degrees, and the report on them ends here."
+    )
+    # A blank line after a sentence's end still parts paragraphs.
+    assert sentence_spans("It ends here.\n\nthen a new one starts.") == [(0, 13), (15, 37)]
