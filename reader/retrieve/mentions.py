@@ -9,7 +9,8 @@ the documents do not answer the question.
 
 A name is a word written with a capital inside the question: not its first
 word or a sentence's, not a function word ("I"), and not in a question written
-in Title Case, where capitals say nothing. It is looked up in the full-text
+in Title Case or in German, where capitals say nothing (German writes every
+noun with one: "Wie hoch ist die Miete?" names nothing). It is looked up in the full-text
 index as search reads it (case, accents and inflections aside: "Jumieges" finds
 "Jumièges", "GPU" finds "GPUs"), within the documents asked about.
 """
@@ -38,6 +39,13 @@ _TITLES = frozenset(["mr", "mrs", "ms", "dr", "st", "prof", "sir", "mt"])
 # A stem shorter than this is too short to tell a misspelling from another word.
 _SHORTEST_FUZZY = 4
 _POSSESSIVE = re.compile(r"['’]s?$")
+# Function words of German, most of them no English words ("was" is both): two
+# of them say a question is German.
+_GERMAN = frozenset(
+    ["der", "das", "ist", "sind", "wie", "wer", "wo", "was", "welche", "welcher", "welches",
+     "und", "nicht", "ein", "eine", "einen", "einer", "wird", "wurde", "werden", "hat", "für",
+     "mit", "von", "bei", "zum", "zur", "im", "auf", "dem", "den", "des", "wann", "warum"]
+)  # fmt: skip
 
 
 def question_names(question: str) -> list[str]:
@@ -49,6 +57,8 @@ def question_names(question: str) -> list[str]:
     ]
     if any(_title_cased(word) and word.lower() in STOPWORDS for word in inside):
         return []  # "What Is The Capital Of Australia?": every word has its capital
+    if len({w.lower() for w in _WORD.findall(question)} & _GERMAN) >= 2:
+        return []
     names: list[str] = []
     for word in inside:
         name = _POSSESSIVE.sub("", word.rstrip(".,"))

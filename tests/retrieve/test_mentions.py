@@ -26,6 +26,11 @@ ORCHARD = "Orchard notes\n\nThe orchard near Utrecht was planted in 1712."
         ("What Is The Capital Of Australia?", []),
         ("what is the capital of australia?", []),
         ("谁是公司负责人？", []),
+        # German writes every noun with a capital: none is a name by its capital.
+        ("Wie hoch ist die Miete für die Wohnung in Berlin?", []),
+        ("Wer hat den Vertrag unterschrieben?", []),
+        # One word English shares with German ("was", "die") does not make it German.
+        ("Where was Goethe born, and when did he die?", ["Goethe"]),
     ],
 )
 def test_the_names_of_a_question(question, names):
