@@ -26,7 +26,13 @@ from reader.answer.checking import ClaimChecker
 from reader.answer.events import ClaimChecked, EventCallback, Status, Token
 from reader.answer.hygiene import says_not_answered
 from reader.answer.judge import judge_for
-from reader.answer.models import writes_grounded_claims
+from reader.answer.models import resolve_mode
+from reader.answer.not_answered import (
+    declined_by_model,
+    never_mentioned,
+    not_answered,
+    too_few_key_words,
+)
 from reader.answer.parsing import ParsedOutput, claim_key, parse_output, unique_by
 from reader.answer.prompting import (
     AUTO,
@@ -54,7 +60,6 @@ from reader.records import (
     Claim,
     PageStarts,
     SearchHit,
-    page_name,
 )
 from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
 from reader.retrieve.mentions import question_names
@@ -179,9 +184,10 @@ class Answerer:
         asking = _Asking(question, chunks, evidence, checker, emit, cancel, started)
         unnamed = self.library.unmentioned(question_names(question), doc_ids)
         if unnamed:
-            answer = self._not_answered(asking, scope, _never_mentioned(unnamed), [])
+            answer = self._not_answered(asking, scope, never_mentioned(unnamed), [])
         elif not answers_question(evidence):
-            answer = self._not_found(asking, scope)
+            reason = too_few_key_words(evidence, self.library.page_map)
+            answer = self._not_answered(asking, scope, reason, [])
         else:
             extractive = [
                 checker.evidence_claim(item)
@@ -414,48 +420,25 @@ class Answerer:
     ) -> Answer:
         """The model found no answer in the passages: say so, and show the closest
         passages as passages, not as claims."""
-        reason = f"the model found no answer in the passages it was given ({made.declined})"
+        reason = declined_by_model(made.declined or "")
         answer = self._not_answered(asking, scope, reason, extractive)
         answer.unsupported = list(made.unsupported)
         answer.problem = made.problem
         answer.declined_by_model = True
         return answer
 
-    def _not_found(self, asking: _Asking, scope: list[str]) -> Answer:
-        evidence = asking.evidence
-        if evidence:
-            best = evidence[0]
-            page = best.chunk.page_start
-            label = self.library.page_map(best.chunk.doc_id).page_label(page)
-            reason = (
-                f"no passage holds more than {best.matched} of the question's "
-                f"{best.asked} key words together (the closest is on {page_name(page, label)})"
-            )
-        else:
-            reason = "no passage holds the question's key words"
-        return self._not_answered(asking, scope, reason, [])
-
     def _not_answered(
         self, asking: _Asking, scope: list[str], reason: str, closest: list[CheckedClaim]
     ) -> Answer:
-        asking.metrics.count([])
-        return Answer(
-            question=asking.question,
-            answer="The documents do not seem to answer this question: " + reason + ".",
-            claims=[],
-            unsupported=[],
+        return not_answered(
+            asking.question,
+            reason,
+            closest,
             model=self._model_label(),
             mode=self.mode,
             doc_ids=scope,
             metrics=asking.metrics,
-            not_found=reason,
-            closest=[item for item in closest if item.verified],
         )
-
-
-def _never_mentioned(names: list[str]) -> str:
-    quoted = " or ".join(f"'{name}'" for name in names[:3])
-    return f"no passage of the documents mentions {quoted}"
 
 
 def _overlap(a: CheckedClaim, b: CheckedClaim) -> bool:
@@ -464,20 +447,6 @@ def _overlap(a: CheckedClaim, b: CheckedClaim) -> bool:
     if a.doc_id != b.doc_id or None in (first.start, first.end, second.start, second.end):
         return False
     return first.start < second.end and second.start < first.end  # type: ignore[operator]
-
-
-def resolve_mode(mode: str, backend: Backend | None) -> str:
-    """The mode a question is answered in: "auto" picks by what the model does well.
-
-    Without a model, passages. In "auto", a model that writes grounded claims
-    answers in constrained mode; one that does not (see ``models``) leaves the
-    answer to the evidence.
-    """
-    if backend is None:
-        return PASSAGES
-    if mode == AUTO:
-        return CONSTRAINED if writes_grounded_claims(backend.name) else PASSAGES
-    return mode
 
 
 class _AnySet:
