@@ -145,7 +145,10 @@ def _inside_sentence(text: str, blank: re.Match[str]) -> bool:
     """Whether a blank line runs through a sentence: a page break ("set his net in
     the" / "river.") or a layout that puts a blank line after every line ("SVR rates
     increased to" / "90%."). A chunk cut there would end on half a sentence."""
-    before = text[: blank.start()].rstrip(" \t")[-1:]
+    position = blank.start()
+    while position > 0 and text[position - 1] in " \t":
+        position -= 1
+    before = text[position - 1 : position] if position else ""
     after = text[blank.end() : blank.end() + 1]
     return (before.islower() or before == ",") and (after.islower() or after.isdigit())
 

@@ -169,6 +169,9 @@ _NUMBER_WORD = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)\s+([^\W\d_]{3,})")
 # with another number: asked about genotype 3 after 24 weeks, a sentence on
 # genotype 5 after 12 weeks is about another case.
 OTHER_NUMBER_PENALTY = 0.2
+# What it gains for giving one with the question's own number: as much as two of
+# the question's words standing together.
+SAME_NUMBER_BONUS = 0.15
 
 
 def _numbered_words(text: str) -> dict[tuple[str, bool], set[str]]:
@@ -185,9 +188,7 @@ def _numbered_words(text: str) -> dict[tuple[str, bool], set[str]]:
 
 
 def _number_agreement(asked: dict[tuple[str, bool], set[str]], text: str) -> float:
-    """What a sentence gains or loses for the numbers beside the question's words:
-    the question's own number counts like two of its words standing together;
-    only other numbers, as another case than the one asked about."""
+    """What a sentence gains or loses for the numbers beside the question's words."""
     if not asked:
         return 0.0
     given = _numbered_words(text)
@@ -195,7 +196,7 @@ def _number_agreement(asked: dict[tuple[str, bool], set[str]], text: str) -> flo
     for key, numbers in asked.items():
         if key not in given:
             continue
-        agreement += 0.15 if given[key] & numbers else -OTHER_NUMBER_PENALTY
+        agreement += SAME_NUMBER_BONUS if given[key] & numbers else -OTHER_NUMBER_PENALTY
     return agreement
 
 
