@@ -10,9 +10,10 @@ the documents do not answer the question.
 A name is a word written with a capital inside the question: not its first
 word or a sentence's, not a function word ("I"), and not in a question written
 in Title Case or in German, where capitals say nothing (German writes every
-noun with one: "Wie hoch ist die Miete?" names nothing). It is looked up in the full-text
-index as search reads it (case, accents and inflections aside: "Jumieges" finds
-"Jumièges", "GPU" finds "GPUs"), within the documents asked about.
+noun with one: "Wie hoch ist die Miete?" names nothing). It is looked up in
+the full-text index as search reads it (case, accents and inflections aside:
+"Jumieges" finds "Jumièges", "GPU" finds "GPUs"), within the documents asked
+about, and counts as mentioned in another form or misspelt by one letter.
 """
 
 from __future__ import annotations
