@@ -20,7 +20,9 @@ claim's text is grounded in the quote:
   after starting as a lawyer" against "In two years ... he had 198 cases");
 - the claim keeps what narrows the quote's words: a qualifier ("typically",
   "the majority"), a "non-" ("non-Hispanic white" is not "white"), a report
-  or a hedge ("surveys indicate", "it is conjectured" is not a fact); and a
+  or a hedge ("surveys indicate", "it is conjectured" is not a fact), an
+  attempt that failed or a possibility ("tried to carve out a state, but
+  failed", "we could choose to stop" is not that it stopped); and a
   "non-" word is the quote's, whatever the question said ("non-binary" is
   not "binary");
 - the claim is a statement, not a question, and not cut at an abbreviation;
@@ -28,7 +30,7 @@ claim's text is grounded in the quote:
   (a claim made of the question's words alone is the question, not an answer).
 
 The rules for what narrows a quote's words (qualifiers, conditions, reports,
-"non-") are in ``reader.verify.narrowing``.
+attempts and possibilities, "non-") are in ``reader.verify.narrowing``.
 
 It is deterministic, explainable (the reason names the words that are not in
 the quote) and fast. What it cannot see: words in the quote in another order
@@ -59,6 +61,7 @@ from reader.verify.narrowing import (
     dropped_non_prefix,
     qualifier_problem,
     reported_only,
+    unrealised,
 )
 from reader.verify.numbers import (
     COUNT_NOUNS,
@@ -324,6 +327,10 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         reported = reported_only(claim_tokens, quote)
         if reported:
             problems.append(reported)
+    if not problems:
+        unrealised_problem = unrealised(claim_tokens, quote)
+        if unrealised_problem:
+            problems.append(unrealised_problem)
     if _CUT_OFF.search(claim.strip()):
         problems.append("the claim stops mid-sentence")
     if claim.strip().endswith("?"):

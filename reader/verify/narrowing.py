@@ -3,9 +3,10 @@
 A claim can have every word of its quote and still say more than the quote:
 "objects are counted" against "most objects are counted", "the white
 population" against "the non-Hispanic white population", "A is B" against
-"she believed A to be B". Each rule here finds a word of the quote that narrows
-what the quote says, in the part of the quote the claim draws on, and that the
-claim drops; it returns the reason the claim is refused, or None.
+"she believed A to be B", "it stops" against "we could stop". Each rule here
+finds a word of the quote that narrows what the quote says, in the part of the
+quote the claim draws on, and that the claim drops; it returns the reason the
+claim is refused, or None.
 """
 
 from __future__ import annotations
@@ -232,3 +233,55 @@ def _said_without_non(quote: str, word: str) -> bool:
         stem(token) == stem(word) and not (index > 0 and tokens[index - 1].startswith("non-"))
         for index, token in enumerate(tokens)
     )
+
+
+# An attempt that did not come off: "travelled to Iberia to carve out a state, but
+# failed" does not say he carved one out, nor "tried to reach Acre" that he did.
+# A failure said after the attempt bears on the words before it in its sentence;
+# a past "tried to" on the words after it. (A metric that "attempts to gauge"
+# something is said to gauge it: the present tense states a purpose.)
+_FAILED_AFTER = re.compile(
+    r"\b(?:(?:but|and) (?:failed|was unsuccessful|were unsuccessful)|in vain|unsuccessfully)\b",
+    re.IGNORECASE,
+)
+_TRIED = frozenset(["tried", "attempted", "sought", "failed"])
+# A possibility: "we could choose to stop interpretation" does not say it stops.
+# "It might be 10%" hedges a value and is read as the value.
+_POSSIBILITY = frozenset(["could", "might"])
+# Words with which a claim keeps that the thing was tried, possible, or not done.
+# fmt: off
+_KEEPS_UNREALISED = frozenset([
+    "could", "might", "may", "can", "possible", "possibly", "option", "options", "able",
+    "would", "choose", "chose", "try", "tried", "tries", "attempt", "attempted", "attempts",
+    "fail", "failed", "fails", "sought", "seek", "unsuccessful", "unsuccessfully", "vain",
+    *NEGATIONS,
+])
+# fmt: on
+
+
+def unrealised(claim_tokens: list[str], quote: str) -> str | None:
+    """A claim that states as done what the quote says was only tried, or only
+    could be done: the words it draws on are those of a failed attempt or come
+    after "could" or "might"."""
+    if _KEEPS_UNREALISED.intersection(claim_tokens):
+        return None
+    claim_stems = {stem(t) for t in claim_tokens if t not in STOPWORDS}
+    for sentence in _sentences(quote):
+        failed = _FAILED_AFTER.search(sentence)
+        if failed:
+            attempted = {stem(t) for t in words(sentence[: failed.start()]) if t not in STOPWORDS}
+            if len(claim_stems & attempted) >= 2:
+                return f"the quote says this was only tried ('{failed.group(0)}')"
+    quote_tokens = words(quote)
+    for index, token in enumerate(quote_tokens[:-2]):
+        tried = token in _TRIED and quote_tokens[index + 1] == "to"
+        possible = token in _POSSIBILITY and quote_tokens[index + 1] not in STOPWORDS
+        if not (tried or possible):
+            continue
+        reach_end = index + 1 + _span_of(quote_tokens[index + 1 :], QUALIFIER_REACH)
+        governed = {stem(t) for t in quote_tokens[index + 1 : reach_end] if t not in STOPWORDS}
+        if len(claim_stems & governed) >= 2:
+            if tried:
+                return f"the quote says this was only tried ('{token} to')"
+            return f"the quote says this only '{token}' be; the claim states it as fact"
+    return None

@@ -679,3 +679,47 @@ def test_a_report_goes_on_into_the_quoted_speech_after_it():
     linked = check_grounding("Mr. Bennet's first name is Charlotte.", quote, question)
     assert not linked.grounded
     assert "said" in linked.reason
+
+
+def test_a_failed_attempt_is_not_stated_as_done():
+    quote = (
+        "In 1018, Roger de Tosny travelled to the Iberian Peninsula to carve out a state "
+        "for himself from Moorish lands, but failed."
+    )
+    question = "Who carved out a state for himself from Moorish lands?"
+    stated = check_grounding(
+        "Roger de Tosny carved out a state for himself from Moorish lands.", quote, question
+    )
+    assert not stated.grounded
+    assert "only tried" in stated.reason
+    assert check_grounding(
+        "Roger de Tosny travelled to the Iberian Peninsula to carve out a state, but failed.",
+        quote,
+        question,
+    ).grounded
+    tried = "Richard tried to reach Acre before the storm."
+    assert not check_grounding("Richard reached Acre before the storm.", tried).grounded
+    # A metric that "attempts to gauge" something is said to gauge it.
+    assert check_grounding(
+        "The index gauges public sector corruption.",
+        "The index, a metric which attempts to gauge public sector corruption, ranks Kenya low.",
+    ).grounded
+
+
+def test_what_could_be_done_is_not_stated_as_done():
+    quote = (
+        "We could choose to stop interpretation entirely, but that would mean that a "
+        "relatively unimportant error would prevent us getting anything useful out of a page."
+    )
+    question = "How does MuPDF treat errors it runs into while interpreting a page?"
+    stated = check_grounding("MuPDF stops interpretation entirely on errors.", quote, question)
+    assert not stated.grounded
+    assert "'could'" in stated.reason
+    assert check_grounding(
+        "MuPDF could choose to stop interpretation entirely.", quote, question
+    ).grounded
+    # "might be 10%" hedges the value; the value is still the quote's.
+    assert check_grounding(
+        "A typical setting of this fraction is 10%.",
+        "A typical setting of this fraction might be 10%.",
+    ).grounded
