@@ -25,12 +25,20 @@ claim's text is grounded in the quote:
   failed", "we could choose to stop" is not that it stopped); and a
   "non-" word is the quote's, whatever the question said ("non-binary" is
   not "binary");
+- the claim obliges no more strongly than the quote ("mandates" or "must"
+  against a plain statement or a "should") and ties its fact to the quote's
+  clause, not to one made of the question's words ("nine years old when he
+  escaped" against "nine years old when he went to boarding school"); a
+  question's two words written as one ("request header") cover the quote's
+  compound ("request-header");
 - the claim is a statement, not a question, and not cut at an abbreviation;
 - and the claim says something of the quote's beyond the question's words
   (a claim made of the question's words alone is the question, not an answer).
 
 The rules for what narrows a quote's words (qualifiers, conditions, reports,
-attempts and possibilities, "non-") are in ``reader.verify.narrowing``.
+attempts and possibilities, "non-") are in ``reader.verify.narrowing``; those
+for how a claim asserts (obligation, the clause a fact is tied to) are in
+``reader.verify.assertion``.
 
 It is deterministic, explainable (the reason names the words that are not in
 the quote) and fast. What it cannot see: words in the quote in another order
@@ -44,12 +52,14 @@ on new claims to be asked; the figures for both are in ``bench/support``.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
 from reader.records import Claim, Grounding, Verification
 from reader.text.normalize import CJK_LETTERS, normalize_key
 from reader.text.words import STOPWORDS, stem, words
+from reader.verify.assertion import OBLIGATIONS, swapped_clause, unsaid_obligation
 from reader.verify.narrowing import (
     CLAUSE_BREAK,
     CONDITIONS,
@@ -88,11 +98,13 @@ class _Vocabulary:
     numbers: frozenset[str]
 
     @classmethod
-    def of(cls, text: str) -> _Vocabulary:
+    def of(cls, text: str, compounds: bool = False) -> _Vocabulary:
         # "pre-fetch data" says "fetch data" too, "re-elected" "elected", and
         # "Hassan al-Turabi" names Turabi; not so a prefix that negates ("non-",
         # "un-"), reverses ("de-") or shares ("co-wrote" is not "wrote").
         tokens = words(text) + words(" ".join(_SAYS_ITS_STEM.findall(text)))
+        if compounds:  # "request header" says "request-header" (one word, "requestheader")
+            tokens += [first + second for first, second in itertools.pairwise(tokens)]
         numbers = {value for value in map(number_value, tokens) if value is not None}
         numbers.update(value for _, _, value in number_phrases(tokens))
         return cls(frozenset(tokens), frozenset(stem(t) for t in tokens), frozenset(numbers))
@@ -233,7 +245,7 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
     if not claim_tokens:
         return Grounding(False, "the claim is empty")
     source = _Vocabulary.of(quote)
-    asked = _Vocabulary.of(question)
+    asked = _Vocabulary.of(question, compounds=True)
     kinds: dict[str, str] = {}
     said: list[str] = []  # the claim's content words and numbers the quote says
     beyond_question = 0  # ... of which the question does not say
@@ -276,6 +288,9 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
             continue
         if _unsaid_superlative(claim_tokens, position, quote_tokens):
             kinds.setdefault(f"most {claim_tokens[position + 1]}", "word")
+            continue
+        if token in OBLIGATIONS and unsaid_obligation(token, quote_tokens):
+            kinds.setdefault(token, "word")  # how strongly it obliges, whatever was asked
             continue
         if token in NEGATIONS or token in STOPWORDS or counted:
             continue
@@ -331,6 +346,10 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         unrealised_problem = unrealised(claim_tokens, quote)
         if unrealised_problem:
             problems.append(unrealised_problem)
+    if not problems:
+        swapped = swapped_clause(claim_tokens, quote_tokens, source.has, asked.has)
+        if swapped:
+            problems.append(swapped)
     if _CUT_OFF.search(claim.strip()):
         problems.append("the claim stops mid-sentence")
     if claim.strip().endswith("?"):

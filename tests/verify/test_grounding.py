@@ -191,6 +191,13 @@ def test_question_words_may_not_carry_a_claim_by_themselves():
         "Why must plug-ins use the bundled parser?",
     )
     assert not result.grounded
+    assert result.missing == ("must",)  # an obligation is the quote's to state
+    result = check_grounding(
+        "Plug-ins use the bundled parser.",
+        "The exception to this is the parser",
+        "Why must plug-ins use the bundled parser?",
+    )
+    assert not result.grounded
     assert "question" in result.reason
 
 
@@ -332,9 +339,9 @@ def test_a_condition_the_claim_drops_is_not_grounded():
 def test_a_qualifier_bears_on_the_words_after_it_not_only_the_next():
     quote = "HPC data storage systems typically support uniform encryption at the file level."
     result = check_grounding(
-        "The publication mandates uniform encryption.",
+        "HPC data storage systems support uniform encryption.",
         quote,
-        "Which encryption does the publication mandate?",
+        "Which encryption do HPC data storage systems support?",
     )
     assert not result.grounded
     assert "'typically'" in result.reason
