@@ -81,6 +81,7 @@ from reader.verify.numbers import (
     misread_number,
     number_phrases,
     number_value,
+    without_reference_marks,
 )
 
 _CJK_RUN = re.compile(f"[{CJK_LETTERS}]+")
@@ -228,6 +229,9 @@ WORDS_WITH_RULES = frozenset(
 )
 
 
+_BELIEF_STEMS = frozenset(stem(verb) for verb in _BELIEF_VERBS)
+
+
 def _has_kin(token: str, source: _Vocabulary) -> bool:
     return token in _BELIEF_VERBS and bool(_BELIEF_VERBS & source.words)
 
@@ -241,10 +245,11 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
     the question presupposes. And the claim must say something of the
     quote's beyond the question's own words.
     """
-    claim_tokens = words(claim)
+    # A claim may copy the quote's reference marks; their numbers count nothing.
+    claim_tokens = words(without_reference_marks(claim))
     if not claim_tokens:
         return Grounding(False, "the claim is empty")
-    source = _Vocabulary.of(quote)
+    source = _Vocabulary.of(without_reference_marks(quote))
     asked = _Vocabulary.of(question, compounds=True)
     kinds: dict[str, str] = {}
     said: list[str] = []  # the claim's content words and numbers the quote says
@@ -409,6 +414,13 @@ def _negation_in_drawn_clauses(
                 (stem(t) for t in tokens[index + 1 :] if t not in STOPWORDS and t not in NEGATIONS),
                 None,
             )
+            if negated in _BELIEF_STEMS and not _BELIEF_STEMS & claim_stems:
+                # "You must not suppose that this means a paper kite": what is not
+                # to be believed is the clause after the verb.
+                verb = next(i for i in range(index + 1, len(tokens)) if stem(tokens[i]) == negated)
+                believed = [stem(t) for t in tokens[verb + 1 :] if t not in STOPWORDS]
+                if len(claim_stems.intersection(believed)) >= 2:
+                    return token
             if negated is None or negated not in claim_stems:
                 continue
             others = content - {negated}

@@ -4,7 +4,8 @@
 thousand" 50000, "2 million" 2000000. And a number is said with a bound or a
 unit that is part of the statement: "less than 24 hours", "within five
 miles", "approximately 24" and "24" are four statements, "32%" and "32
-studies" two. The support check (``reader.verify.grounding``) asks both.
+studies" two. The support check (``reader.verify.grounding``) asks both. And
+a reference mark ("(75-83)", "[12]") holds numbers that count nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +13,19 @@ from __future__ import annotations
 import re
 
 _NUMBER = re.compile(r"^[0-9]+(?:[.,][0-9]+)*$")
+
+# A reference to the works cited: numbers in square brackets ("[12]", "[3, 4]"),
+# or a list or range of them in parentheses before a sentence's or clause's end
+# ("... for genotypes 1 and 4 (75-83)."); not years ("Jochi (1185-1226),").
+_REFERENCE_MARK = re.compile(
+    r"\[\s*\d+(?:\s*[-\u2013,;]\s*\d+)*\s*\]"
+    r"|\(\s*\d{1,3}(?:\s*[-\u2013,;]\s*\d{1,3})+\s*\)(?=\s*(?:[.;,:]|$))"
+)
+
+
+def without_reference_marks(text: str) -> str:
+    """``text`` without its reference marks: "(75-83)" is not a cure rate."""
+    return _REFERENCE_MARK.sub(" ", text)
 
 
 NUMBER_WORDS = {

@@ -730,3 +730,38 @@ def test_what_could_be_done_is_not_stated_as_done():
         "A typical setting of this fraction is 10%.",
         "A typical setting of this fraction might be 10%.",
     ).grounded
+
+
+def test_a_reference_mark_is_not_a_number_the_quote_states():
+    # A 0.5B model's claim: the "(75-83)" of the quote cites works 75 to 83.
+    quote = (
+        "The standard of care was dual therapy with pegylated-interferon alpha and ribavirin "
+        "for 24 weeks for genotypes 2 and 3, and 48 weeks for genotypes 1 and 4 (75-83)."
+    )
+    question = "How often were children with genotype 1 or 4 cured by peginterferon?"
+    cited = check_grounding("Children with genotype 1 or 4 were cured 75-83.", quote, question)
+    assert not cited.grounded
+    assert cited.missing == ("75", "83")
+    assert check_grounding(
+        "Genotypes 1 and 4 had dual therapy for 48 weeks.", quote, question
+    ).grounded
+    # A claim that copies the mark says nothing more, and years are not marks.
+    node = "Each burst buffer is colocated with a corresponding HPC compute node [8]."
+    assert check_grounding(node, node).grounded
+    assert check_grounding(
+        "She gave birth to Jochi in 1185.",
+        "She gave birth to a son, Jochi (1185–1226), nine months later.",
+    ).grounded
+
+
+def test_what_the_quote_says_not_to_believe_is_not_stated_by_the_claim():
+    quote = "You must not suppose that this means a paper kite with a tail."
+    question = "Which animals formed the panel that was to decide who was King of the Kites?"
+    believed = check_grounding(
+        "The King of the Kites is a paper kite with a tail.", quote, question
+    )
+    assert not believed.grounded
+    assert "'not'" in believed.reason
+    assert check_grounding(
+        "The King of the Kites does not mean a paper kite with a tail.", quote, question
+    ).grounded
