@@ -63,6 +63,7 @@ from reader.records import (
 )
 from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
 from reader.retrieve.mentions import question_names
+from reader.retrieve.quantities import missing_quantity
 from reader.text.reading_view import readable
 from reader.verify import PassageVerifier
 
@@ -188,6 +189,10 @@ class Answerer:
         elif not answers_question(evidence):
             reason = too_few_key_words(evidence, self.library.page_map)
             answer = self._not_answered(asking, scope, reason, [])
+        elif unstated := missing_quantity(question, [item.text for item in evidence]):
+            # The passages hold the question's words but not what it asks for.
+            closest = [checker.evidence_claim(item) for item in _distinct(evidence)[:3]]
+            answer = self._not_answered(asking, scope, unstated, closest)
         else:
             extractive = [
                 checker.evidence_claim(item)

@@ -1,0 +1,154 @@
+"""Whether the passages hold the quantity a question asks for.
+
+"How many GPU hours did it take to pre-train the model?" is answered by a number
+of hours, "How old was he when ...?" by an age, "How much does a licence cost?"
+by a price, "In which year ...?" by a year. A report on the model that never
+counts hours in the passages retrieved for the question holds the question's
+words but not its answer: the question is on the document's topic and asks for
+something the document does not say. Reading the passages for the quantity
+asked is how reader declines such near misses without a model.
+
+Only quantities a passage writes in a form a program can recognise are asked
+for: a number of the thing counted ("73 airplanes", "seven justices", "4.5
+trillion tokens"), an age ("nine years old", "at the age of twenty-seven"), a
+sum of money ("$12,000", "ten pounds"), a year ("1813"). A question for any
+other kind ("How long ...?", "How much faster ...?") is never declined here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from reader.text.words import STOPWORDS, stem
+
+_NUMBER_WORDS = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|four|fif|six"
+    r"|seven|eigh|nine)teen|(?:twen|thir|for|fif|six|seven|eigh|nine)ty(?:-\w+)?|hundreds?"
+    r"|thousands?|millions?|billions?|dozens?|a dozen|once|twice|thrice|single"
+)
+_COUNT = re.compile(rf"\d[\d,.]*|\b(?:{_NUMBER_WORDS})\b", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z][\w'\-]*|\d[\d,.]*")
+# How many words may stand between a number and what it counts: "73 airplanes",
+# "4.5 trillion tokens", "three new European copies".
+_COUNT_REACH = 3
+
+_HOW_MANY = re.compile(r"\bhow many\s+(.+)", re.IGNORECASE)
+_PARTITIVE = re.compile(r"^of\s+(?:the|these|those|its|their|his|her|our)\s+", re.IGNORECASE)
+_HOW_OLD = re.compile(r"\bhow old\b|\bwhat (?:was|is) (?:the )?age\b|\bat what age\b", re.I)
+_PRICE = re.compile(
+    r"\bhow much (?:\w+ ){0,8}?(?:cost|costs|charge|charges|charged|pay|paid|sell|sold|"
+    r"fee|price)\b|\bwhat (?:is|was|does|did) (?:\w+ ){0,3}?(?:price|cost|fee)\b",
+    re.IGNORECASE,
+)
+_YEAR_QUESTION = re.compile(r"\b(?:in )?(?:which|what) year\b", re.IGNORECASE)
+
+_AGE = re.compile(
+    rf"(?:\d+|\b(?:{_NUMBER_WORDS}))[\s-]+(?:years?|months?)[\s-]+old\b"
+    rf"|\bage(?:d| of)\s+(?:about\s+)?(?:\d+|(?:{_NUMBER_WORDS})\b)",
+    re.IGNORECASE,
+)
+_MONEY = re.compile(
+    r"[$£€¥]\s*\d|\b\d[\d,.]*\s*(?:dollars?|pounds?|euros?|cents?|shillings?|guineas?|"
+    r"usd|eur|gbp)\b|\b(?:dollars?|pounds?|euros?|guineas?)\b|\bfree of charge\b|\bno cost\b",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(r"\b(?:1[0-9]|20)\d\d\b")
+# Units a passage abbreviates: "2000 km" counts kilometers.
+_UNIT_SYMBOLS = {
+    "kilomet": ("km",), "kilometr": ("km",), "mile": ("mi",), "meter": ("m",), "metr": ("m",),
+    "kilogram": ("kg",), "gram": ("g",), "pound": ("lb", "lbs"), "hour": ("h", "hr", "hrs"),
+    "minut": ("min",), "second": ("s", "sec"), "byte": ("b",), "gigabyt": ("gb",),
+    "megabyt": ("mb",), "terabyt": ("tb",), "litr": ("l",), "liter": ("l",),
+}
+# Words after "how many" that are not the thing counted: "How many of the ...".
+_NOT_COUNTED = frozenset(["more", "other", "different", "new", "total", "separate", "distinct"])
+
+
+@dataclass(frozen=True, slots=True)
+class AskedQuantity:
+    """The quantity a question asks for, and how the reason names it."""
+
+    kind: str  # "count", "age", "price" or "year"
+    counted: tuple[str, ...] = ()  # for a count, the words for the thing counted
+
+    def described(self) -> str:
+        if self.kind == "count":
+            return "a number beside " + " or ".join(f"'{word}'" for word in self.counted)
+        return {"age": "an age", "price": "a price or sum of money", "year": "a year"}[self.kind]
+
+
+def asked_quantity(question: str) -> AskedQuantity | None:
+    """The quantity ``question`` asks for, when it is one reader can look for."""
+    if _HOW_OLD.search(question):
+        return AskedQuantity("age")
+    if _PRICE.search(question):
+        return AskedQuantity("price")
+    if _YEAR_QUESTION.search(question):
+        return AskedQuantity("year")
+    many = _HOW_MANY.search(question)
+    if many:
+        counted = _counted_words(many.group(1))
+        if counted:
+            return AskedQuantity("count", counted)
+    return None
+
+
+def _counted_words(after: str) -> tuple[str, ...]:
+    """The thing "how many" counts: the common words of the phrase after it, past
+    names, acronyms and numbers ("How many 737 MAX airplanes ..." counts airplanes,
+    "GPU hours" hours, "simultaneous connections" connections)."""
+    counted: list[str] = []
+    after = _PARTITIVE.sub("", after)  # "How many of the justices ..."
+    for word in _WORD.findall(after):
+        if word.lower() in STOPWORDS:
+            break
+        if word.isalpha() and word.islower() and word not in _NOT_COUNTED and len(word) > 2:
+            counted.append(word)
+    return tuple(counted)
+
+
+def holds_quantity(asked: AskedQuantity, passages: Sequence[str], question: str) -> bool:
+    """Whether any of ``passages`` writes the quantity asked for; a number the
+    question itself states ("737" of "737 MAX") does not count."""
+    stated = {number.replace(",", "") for number in re.findall(r"\d[\d,.]*", question)}
+    for text in passages:
+        if asked.kind == "age" and _AGE.search(text):
+            return True
+        if asked.kind == "price" and _MONEY.search(text):
+            return True
+        if asked.kind == "year" and any(
+            year not in stated for year in _YEAR.findall(text) if len(year) == 4
+        ):
+            return True
+        if asked.kind == "count" and _counts(text, _counted_forms(asked.counted), stated):
+            return True
+    return False
+
+
+def _counted_forms(counted: tuple[str, ...]) -> set[str]:
+    """The stems of the words counted, and their units' symbols."""
+    forms = {stem(word) for word in counted}
+    return forms.union(*(_UNIT_SYMBOLS.get(form, ()) for form in list(forms)))
+
+
+def _counts(text: str, counted: set[str], stated: set[str]) -> bool:
+    """A number the question does not state, within a few words of the thing counted."""
+    tokens = _WORD.findall(text)
+    for index, token in enumerate(tokens):
+        if not _COUNT.fullmatch(token) or token.rstrip(".,").replace(",", "") in stated:
+            continue
+        near = tokens[max(0, index - _COUNT_REACH) : index + 1 + _COUNT_REACH]
+        if any(stem(word.lower()) in counted for word in near):
+            return True
+    return False
+
+
+def missing_quantity(question: str, passages: Sequence[str]) -> str | None:
+    """The reason a question is not answered, when it asks for a quantity that none
+    of ``passages`` writes; None when they hold one, or it asks for none."""
+    asked = asked_quantity(question)
+    if asked is None or holds_quantity(asked, passages, question):
+        return None
+    return f"no passage found for it gives {asked.described()}"

@@ -1,0 +1,86 @@
+"""What quantity a question asks for, and whether passages write one."""
+
+from __future__ import annotations
+
+import pytest
+
+from reader.retrieve.quantities import (
+    AskedQuantity,
+    asked_quantity,
+    holds_quantity,
+    missing_quantity,
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        (
+            "How many GPU hours did it take to pre-train Qwen2-72B?",
+            AskedQuantity("count", ("hours",)),
+        ),
+        (
+            "How many 737 MAX airplanes registered outside the United States are affected?",
+            AskedQuantity("count", ("airplanes", "registered", "outside")),
+        ),
+        (
+            "At most how many simultaneous connections should a client keep open?",
+            AskedQuantity("count", ("simultaneous", "connections")),
+        ),
+        (
+            "Which vaccine does WHO recommend, and how many doses are given?",
+            AskedQuantity("count", ("doses",)),
+        ),
+        ("How old was Frederick Douglass when he escaped?", AskedQuantity("age")),
+        ("How much does a commercial MuPDF licence cost per year?", AskedQuantity("price")),
+        ("In which year do the events of the novel take place?", AskedQuantity("year")),
+        # Quantities reader cannot look for in a passage's words are not asked for.
+        ("How long did protection last under the first statute?", None),
+        ("How much faster did reflex testing make the diagnosis?", None),
+        ("Why do transfer nodes sit behind a ScienceDMZ?", None),
+        ("How many of the justices dissented?", AskedQuantity("count", ("justices", "dissented"))),
+    ],
+)
+def test_the_quantity_a_question_asks_for(question, asked):
+    assert asked_quantity(question) == asked
+
+
+def test_a_count_is_a_number_beside_the_thing_counted():
+    hours = AskedQuantity("count", ("hours",))
+    question = "How many GPU hours did it take to pre-train Qwen2-72B?"
+    assert not holds_quantity(
+        hours, ["The Qwen2 series consists of models of 5 sizes, and Qwen2-72B leads."], question
+    )
+    assert holds_quantity(hours, ["Pre-training took 1.2 million GPU hours."], question)
+    assert holds_quantity(hours, ["The journey took less than twenty-four hours."], question)
+    # The question's own number is not the count: "737" of "737 MAX airplanes".
+    airplanes = asked_quantity("How many 737 MAX airplanes are affected worldwide?")
+    assert airplanes is not None
+    asked = "How many 737 MAX airplanes are affected worldwide?"
+    assert not holds_quantity(airplanes, ["AD 2018-23-51 applies to all 737 MAX airplanes."], asked)
+    assert holds_quantity(airplanes, ["This AD affects 73 airplanes of U.S. registry."], asked)
+    # A unit's symbol counts it.
+    kilometers = AskedQuantity("count", ("kilometers",))
+    assert holds_quantity(kilometers, ["a route shorter than 2000 km"], "How many kilometers?")
+
+
+def test_ages_prices_and_years_in_the_forms_passages_write_them():
+    age, price, year = AskedQuantity("age"), AskedQuantity("price"), AskedQuantity("year")
+    assert holds_quantity(age, ["and at the age of twenty-seven, without having"], "")
+    assert holds_quantity(age, ["He was only nine years old when he went to school."], "")
+    assert not holds_quantity(age, ["He completed the journey in less than twenty-four hours."], "")
+    assert holds_quantity(price, ["Jordan paid $12,000 to make the suit go away."], "")
+    assert holds_quantity(price, ["a living worth ten pounds a year"], "")
+    assert not holds_quantity(price, ["Artifex offers a commercial license."], "")
+    assert holds_quantity(year, ["The treaty was signed in 1648."], "")
+    assert not holds_quantity(year, ["The treaty was signed in 1648."], "Was it signed in 1648?")
+    assert not holds_quantity(year, ["the event takes place, as she said"], "")
+
+
+def test_the_reason_names_what_the_passages_lack():
+    question = "How many GPU hours did it take to pre-train Qwen2-72B?"
+    assert missing_quantity(question, ["Qwen2-72B has significant advantages."]) == (
+        "no passage found for it gives a number beside 'hours'"
+    )
+    assert missing_quantity(question, ["It took 400,000 GPU hours."]) is None
+    assert missing_quantity("Why is the sky blue?", ["Nothing here."]) is None
