@@ -16,7 +16,8 @@ Each model claim goes through, in order:
 4. re-anchoring: when the quote is there but does not support the claim, and
    another verified sentence of the retrieved passages does, the claim is
    linked to that sentence instead (models often cite the sentence next to
-   the one that says it). A quote that is not there at all is a miss and is
+   the one that says it), if that sentence names whom the claim names of the
+   question's names. A quote that is not there at all is a miss and is
    named to the model in the retry, never moved.
 """
 
@@ -30,7 +31,9 @@ from reader.answer.judge import SupportJudge
 from reader.errors import ChunkNotFoundError
 from reader.records import CheckedClaim, Chunk, Claim, Verification
 from reader.retrieve.evidence import Evidence
+from reader.retrieve.mentions import question_names
 from reader.text.reading_view import readable
+from reader.text.words import words
 from reader.verify import PassageVerifier
 from reader.verify.grounding import check_grounding, grounding_for
 
@@ -124,9 +127,20 @@ class ClaimChecker:
         would cost a judgement each and give the judge a dozen chances to err).
         """
         cited = " ".join(failed.claim.quote.split()).casefold()
+        # Whom the claim is about, in the question's names: a sentence about someone
+        # else is no place for it ("Frederick Douglass was nine years old when he
+        # escaped" does not move to "he was a pale, handsome boy of nine years").
+        claim_words = set(words(failed.claim.text))
+        named = [
+            name_words
+            for name in question_names(self.question)
+            if (name_words := set(words(name))) and name_words <= claim_words
+        ]
         for item in self.evidence:
             sentence = readable(item.text)
             if " ".join(sentence.split()).casefold() == cited:
+                continue
+            if named and not any(name <= set(words(sentence)) for name in named):
                 continue
             if not check_grounding(failed.claim.text, sentence, self.question).grounded:
                 continue

@@ -57,10 +57,23 @@ _MONEY = re.compile(
 _YEAR = re.compile(r"\b(?:1[0-9]|20)\d\d\b")
 # Units a passage abbreviates: "2000 km" counts kilometers.
 _UNIT_SYMBOLS = {
-    "kilomet": ("km",), "kilometr": ("km",), "mile": ("mi",), "meter": ("m",), "metr": ("m",),
-    "kilogram": ("kg",), "gram": ("g",), "pound": ("lb", "lbs"), "hour": ("h", "hr", "hrs"),
-    "minut": ("min",), "second": ("s", "sec"), "byte": ("b",), "gigabyt": ("gb",),
-    "megabyt": ("mb",), "terabyt": ("tb",), "litr": ("l",), "liter": ("l",),
+    "kilomet": ("km",),
+    "kilometr": ("km",),
+    "mile": ("mi",),
+    "meter": ("m",),
+    "metr": ("m",),
+    "kilogram": ("kg",),
+    "gram": ("g",),
+    "pound": ("lb", "lbs"),
+    "hour": ("h", "hr", "hrs"),
+    "minut": ("min",),
+    "second": ("s", "sec"),
+    "byte": ("b",),
+    "gigabyt": ("gb",),
+    "megabyt": ("mb",),
+    "terabyt": ("tb",),
+    "litr": ("l",),
+    "liter": ("l",),
 }
 # Words after "how many" that are not the thing counted: "How many of the ...".
 _NOT_COUNTED = frozenset(["more", "other", "different", "new", "total", "separate", "distinct"])

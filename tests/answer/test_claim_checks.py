@@ -137,3 +137,34 @@ def test_evidence_alone_gets_no_rate_that_could_only_read_100_percent(treaty):
     assert answer.metrics.model_supported_rate is None
     summary = verification_summary(answer)
     assert "%" not in summary and "evidence sentence" in summary
+
+
+def test_a_claim_is_not_moved_to_a_sentence_about_someone_else(library, tmp_path, backend):
+    # The 1.5B model's claim on a children's book: its cited sentence does not say
+    # the age, and the sentence that does is about another boy.
+    path = tmp_path / "lives.txt"
+    path.write_text(
+        "Frederick Douglass escaped from slavery in September 1838. He reached New York "
+        "in less than twenty-four hours.\n\nOliver lived there till he was a pale boy nine "
+        "years old, and then he was taken to the workhouse to work all day.\n",
+        encoding="utf-8",
+    )
+    doc_id = library.ingest(path).doc_id
+    question = "How old was Frederick Douglass when he escaped from slavery?"
+    answerer = Answerer(library, backend, mode="free")
+    cited = "Frederick Douglass escaped from slavery in September 1838."
+    source = alias_of(answerer, question, doc_id, "September 1838")
+    claim_text = "Frederick Douglass was nine years old when he escaped from slavery."
+    backend.enqueue(claims_json((claim_text, source, cited)))
+    answer = answerer.ask(question, [doc_id])
+    [claim] = model_claims(answer)
+    assert claim.verified and not claim.grounded and not claim.reanchored
+    # The same words of a boy the question names are moved to his sentence.
+    question = "How old was Oliver when he was taken to the workhouse?"
+    backend.enqueue(
+        claims_json(
+            ("Oliver was nine years old when he was taken to the workhouse.", source, cited)
+        )
+    )
+    [claim] = model_claims(answerer.ask(question, [doc_id]))
+    assert claim.grounded and claim.reanchored and "Oliver lived there" in claim.claim.quote
