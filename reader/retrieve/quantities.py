@@ -2,16 +2,17 @@
 
 "How many GPU hours did it take to pre-train the model?" is answered by a number
 of hours, "How old was he when ...?" by an age, "How much does a licence cost?"
-by a price, "In which year ...?" by a year. A report on the model that never
-counts hours in the passages retrieved for the question holds the question's
-words but not its answer: the question is on the document's topic and asks for
-something the document does not say. Reading the passages for the quantity
-asked is how reader declines such near misses without a model.
+by a price, "In which year ...?" by a year. A report on the model whose
+sentences that best match the question (the evidence candidates, a dozen)
+never count hours holds the question's words but not its answer: the
+question is on the document's topic and asks for something it does not say.
+Reading the evidence for the quantity asked is how reader declines such near
+misses without a model.
 
 Only quantities a passage writes in a form a program can recognise are asked
 for: a number of the thing counted ("73 airplanes", "seven justices", "4.5
 trillion tokens"), an age ("nine years old", "at the age of twenty-seven"), a
-sum of money ("$12,000", "ten pounds"), a year ("1813"). A question for any
+sum of money ("$12,000", "ten pounds"), a year ("1813", "the 1950s"). A question for any
 other kind ("How long ...?", "How much faster ...?") is never declined here.
 """
 
@@ -31,8 +32,10 @@ _NUMBER_WORDS = (
 _COUNT = re.compile(rf"\d[\d,.]*|\b(?:{_NUMBER_WORDS})\b", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z][\w'\-]*|\d[\d,.]*")
 # How many words may stand between a number and what it counts: "73 airplanes",
-# "4.5 trillion tokens", "three new European copies".
-_COUNT_REACH = 3
+# "4.5 trillion tokens", "two Major League Soccer teams", "10 percent of American
+# physicians".
+_COUNT_REACH = 4
+_REACH_BACK = 2
 
 _HOW_MANY = re.compile(r"\bhow many\s+(.+)", re.IGNORECASE)
 _PARTITIVE = re.compile(r"^of\s+(?:the|these|those|its|their|his|her|our)\s+", re.IGNORECASE)
@@ -45,8 +48,9 @@ _PRICE = re.compile(
 _YEAR_QUESTION = re.compile(r"\b(?:in )?(?:which|what) year\b", re.IGNORECASE)
 
 _AGE = re.compile(
-    rf"(?:\d+|\b(?:{_NUMBER_WORDS}))[\s-]+(?:years?|months?)[\s-]+old\b"
-    rf"|\bage(?:d| of)\s+(?:about\s+)?(?:\d+|(?:{_NUMBER_WORDS})\b)",
+    rf"(?:\d+|\b(?:{_NUMBER_WORDS}))[\s-]+(?:(?:thousand|million|billion)\s+)?"
+    rf"(?:years?|months?)[\s-]+(?:old|ago)\b"
+    rf"|\bage[ds]?(?: of)?\s+(?:about\s+)?(?:\d+|(?:{_NUMBER_WORDS})\b)",
     re.IGNORECASE,
 )
 _MONEY = re.compile(
@@ -54,7 +58,7 @@ _MONEY = re.compile(
     r"usd|eur|gbp)\b|\b(?:dollars?|pounds?|euros?|guineas?)\b|\bfree of charge\b|\bno cost\b",
     re.IGNORECASE,
 )
-_YEAR = re.compile(r"\b(?:1[0-9]|20)\d\d\b")
+_YEAR = re.compile(r"\b((?:1[0-9]|20)\d\d)s?\b")  # "1813", "the 1950s"
 # Units a passage abbreviates: "2000 km" counts kilometers.
 _UNIT_SYMBOLS = {
     "kilomet": ("km",),
@@ -75,6 +79,20 @@ _UNIT_SYMBOLS = {
     "litr": ("l",),
     "liter": ("l",),
 }
+# Things counted so often under other names that any number may count them:
+# "How many people ..." is answered by "30 to 50 thousand inhabitants".
+_ANY_COUNT = frozenset(
+    [
+        "people",
+        "persons",
+        "individuals",
+        "men",
+        "women",
+        "children",
+        "humans",
+        "times",
+    ]
+)
 # Words after "how many" that are not the thing counted: "How many of the ...".
 _NOT_COUNTED = frozenset(["more", "other", "different", "new", "total", "separate", "distinct"])
 
@@ -117,9 +135,10 @@ def _counted_words(after: str) -> tuple[str, ...]:
     for word in _WORD.findall(after):
         if word.lower() in STOPWORDS:
             break
-        if word.isalpha() and word.islower() and word not in _NOT_COUNTED and len(word) > 2:
-            counted.append(word)
-    return tuple(counted)
+        # Past acronyms and names of a model ("GPU", "MAX"); "Examination Boards" counts.
+        if word.isalpha() and not word.isupper() and len(word) > 2:
+            counted.append(word.lower())
+    return tuple(word for word in counted if word not in _NOT_COUNTED)
 
 
 def holds_quantity(asked: AskedQuantity, passages: Sequence[str], question: str) -> bool:
@@ -131,9 +150,7 @@ def holds_quantity(asked: AskedQuantity, passages: Sequence[str], question: str)
             return True
         if asked.kind == "price" and _MONEY.search(text):
             return True
-        if asked.kind == "year" and any(
-            year not in stated for year in _YEAR.findall(text) if len(year) == 4
-        ):
+        if asked.kind == "year" and any(year not in stated for year in _YEAR.findall(text)):
             return True
         if asked.kind == "count" and _counts(text, _counted_forms(asked.counted), stated):
             return True
@@ -143,17 +160,29 @@ def holds_quantity(asked: AskedQuantity, passages: Sequence[str], question: str)
 def _counted_forms(counted: tuple[str, ...]) -> set[str]:
     """The stems of the words counted, and their units' symbols."""
     forms = {stem(word) for word in counted}
+    if forms & {stem(word) for word in _ANY_COUNT}:
+        return set()  # any number counts
     return forms.union(*(_UNIT_SYMBOLS.get(form, ()) for form in list(forms)))
+
+
+def _counts_as(word: str, counted: set[str]) -> bool:
+    return word in counted or any(len(form) > 2 and word.endswith(form) for form in counted)
 
 
 def _counts(text: str, counted: set[str], stated: set[str]) -> bool:
     """A number the question does not state, within a few words of the thing counted."""
     tokens = _WORD.findall(text)
     for index, token in enumerate(tokens):
-        if not _COUNT.fullmatch(token) or token.rstrip(".,").replace(",", "") in stated:
+        number = token.split("-")[0] if "-" in token[1:] else token  # "Six-time"
+        if not _COUNT.fullmatch(number) or token.rstrip(".,").replace(",", "") in stated:
             continue
-        near = tokens[max(0, index - _COUNT_REACH) : index + 1 + _COUNT_REACH]
-        if any(stem(word.lower()) in counted for word in near):
+        if not counted:
+            return True
+        # The number most often comes first ("73 airplanes"); after the thing
+        # counted, only next to it ("copies sold: 10,000"; not "dose of X 400 mg").
+        near = tokens[max(0, index - _REACH_BACK) : index + 1 + _COUNT_REACH]
+        # "gigatons" counts tons.
+        if any(_counts_as(stem(word.lower()), counted) for word in near):
             return True
     return False
 

@@ -84,3 +84,33 @@ def test_the_reason_names_what_the_passages_lack():
     )
     assert missing_quantity(question, ["It took 400,000 GPU hours."]) is None
     assert missing_quantity("Why is the sky blue?", ["Nothing here."]) is None
+
+
+def test_counts_ages_and_years_as_other_passages_write_them():
+    # Questions of XQuAD whose answers the first reading missed.
+    assert holds_quantity(
+        AskedQuantity("age"), ["the oldest quarterback to play in a Super Bowl at age 39"], ""
+    )
+    assert holds_quantity(
+        AskedQuantity("age"),
+        ["found as far back as the early Cambrian, about 515 million years ago"],
+        "",
+    )
+    assert holds_quantity(AskedQuantity("year"), ["created in the 1950s"], "")
+    counted = asked_quantity("How many Examination Boards exist in India?")
+    assert counted is not None and "boards" in counted.counted
+    assert holds_quantity(counted, ["this resulted in 30 different Examination Boards"], "")
+    grammys = asked_quantity("How many Grammys has Lady Gaga won?")
+    assert grammys is not None
+    assert holds_quantity(grammys, ["Six-time Grammy winner Lady Gaga sang"], "")
+    assert holds_quantity(AskedQuantity("count", ("times",)), ["and won the cup twice"], "")
+    assert holds_quantity(
+        AskedQuantity("count", ("people",)), ["Algiers lost 30 to 50 thousand inhabitants"], ""
+    )
+    assert holds_quantity(
+        AskedQuantity("count", ("tons",)), ["the Amazon absorbs 1.5 gigatons of carbon"], ""
+    )
+    # After the thing counted, a number counts it only next to it.
+    doses = AskedQuantity("count", ("doses",))
+    assert not holds_quantity(doses, ["a fixed dose of sofosbuvir/daclatasvir 400 mg"], "")
+    assert holds_quantity(doses, ["children receive two doses"], "")
