@@ -8,10 +8,12 @@ claim's text is grounded in the quote:
 
 - every number in the claim occurs in the quote ("1,000" and "1000" are the
   same number; "three" and "3" too), whatever the question said, and so does
-  every rank ("the first chair", "the best known");
+  every rank ("the first chair", "the best known"); a reference mark's
+  numbers ("(75-83)", "[8]") count nothing;
 - a negation in the claim ("not", "never", "n't", "without"...) is matched by
   one in the quote, and a negation in the part of the quote the claim draws on
-  is kept by the claim (a dropped "not" turns the statement around);
+  is kept by the claim (a dropped "not" turns the statement around; "you
+  must not suppose that this means a kite" denies that it means a kite);
 - every other content word of the claim, names included, occurs in the quote
   up to inflection (Snowball stems: "licences" matches "licence", "charged"
   matches "charge") and case; or is a light word that adds nothing ("used",
