@@ -53,10 +53,15 @@ _AGE = re.compile(
     rf"|\bage[ds]?(?: of)?\s+(?:about\s+)?(?:\d+|(?:{_NUMBER_WORDS})\b)",
     re.IGNORECASE,
 )
+# Currencies by name, past and present: "36 crowns", "ten pounds", "40 guilders".
+_CURRENCIES = (
+    r"dollars?|pounds?|euros?|cents?|pence|shillings?|guineas?|crowns?|guilders?|florins?"
+    r"|francs?|marks?|lire|liras?|yen|yuan|renminbi|rupees?|pesos?|kronor|kroner|kronur"
+    r"|krona|rand|roubles?|rubles?|dinars?|dirhams?|shekels?|ducats?|sovereigns?|zlot(?:y|ys)"
+    r"|forints?|baht|usd|eur|gbp|chf|jpy|cny"
+)
 _MONEY = re.compile(
-    r"[$£€¥]\s*\d|\b\d[\d,.]*\s*(?:dollars?|pounds?|euros?|cents?|shillings?|guineas?|"
-    r"usd|eur|gbp)\b|\b(?:dollars?|pounds?|euros?|guineas?)\b|\bfree of charge\b|\bno cost\b",
-    re.IGNORECASE,
+    rf"[$£€¥₹]\s*\d|\b(?:{_CURRENCIES})\b|\bfree of charge\b|\bno cost\b", re.IGNORECASE
 )
 _YEAR = re.compile(r"\b((?:1[0-9]|20)\d\d)s?\b")  # "1813", "the 1950s"
 # Units a passage abbreviates: "2000 km" counts kilometers.

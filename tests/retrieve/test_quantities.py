@@ -71,6 +71,8 @@ def test_ages_prices_and_years_in_the_forms_passages_write_them():
     assert not holds_quantity(age, ["He completed the journey in less than twenty-four hours."], "")
     assert holds_quantity(price, ["Jordan paid $12,000 to make the suit go away."], "")
     assert holds_quantity(price, ["a living worth ten pounds a year"], "")
+    assert holds_quantity(price, ["The harbour fee is 36 crowns, due monthly."], "")
+    assert holds_quantity(price, ["Berth 3 pays a harbour fee of 12 guilders each tide."], "")
     assert not holds_quantity(price, ["Artifex offers a commercial license."], "")
     assert holds_quantity(year, ["The treaty was signed in 1648."], "")
     assert not holds_quantity(year, ["The treaty was signed in 1648."], "Was it signed in 1648?")
