@@ -140,7 +140,8 @@ def _counted_words(after: str) -> tuple[str, ...]:
     for word in _WORD.findall(after):
         if word.lower() in STOPWORDS:
             break
-        # Past acronyms and names of a model ("GPU", "MAX"); "Examination Boards" counts.
+        # Acronyms name a kind, not the thing ("GPU hours", "737 MAX airplanes");
+        # a capitalised word may be the thing ("Examination Boards").
         if word.isalpha() and not word.isupper() and len(word) > 2:
             counted.append(word.lower())
     return tuple(word for word in counted if word not in _NOT_COUNTED)
@@ -150,6 +151,7 @@ def holds_quantity(asked: AskedQuantity, passages: Sequence[str], question: str)
     """Whether any of ``passages`` writes the quantity asked for; a number the
     question itself states ("737" of "737 MAX") does not count."""
     stated = {number.replace(",", "") for number in re.findall(r"\d[\d,.]*", question)}
+    counted = _counted_forms(asked.counted) if asked.kind == "count" else set()
     for text in passages:
         if asked.kind == "age" and _AGE.search(text):
             return True
@@ -157,7 +159,7 @@ def holds_quantity(asked: AskedQuantity, passages: Sequence[str], question: str)
             return True
         if asked.kind == "year" and any(year not in stated for year in _YEAR.findall(text)):
             return True
-        if asked.kind == "count" and _counts(text, _counted_forms(asked.counted), stated):
+        if asked.kind == "count" and _counts(text, counted, stated):
             return True
     return False
 
