@@ -49,6 +49,7 @@ UNUSED = [
     "llm",
     "tkinter",
     "pymupdf/layout",
+    "pymupdf/mupdf-devel",
 ]
 
 
