@@ -62,6 +62,6 @@ def test_the_evidence_answers_and_declines_as_measured_on_the_long_documents():
     declined = {
         kind: int(share.split("/")[0]) for kind, share in figures["abstained_by_kind"].items()
     }
-    # Measured: 5 of 11 near misses (each asks for a count, a price or a year the
-    # passages do not give), 6 of 6 off-topic questions.
-    assert declined["near-miss"] >= 5 and declined["off-topic"] == 6, figures
+    # Measured: 7 of 11 near misses (each asks for a count, an age, a price or a
+    # year the passages do not give), 6 of 6 off-topic questions.
+    assert declined["near-miss"] >= 7 and declined["off-topic"] == 6, figures

@@ -100,6 +100,11 @@ _ANY_COUNT = frozenset(
 )
 # Words after "how many" that are not the thing counted: "How many of the ...".
 _NOT_COUNTED = frozenset(["more", "other", "different", "new", "total", "separate", "distinct"])
+# Words that end the thing counted and start what is said of it: "How many
+# airplanes registered outside the United States ...".
+_AFTER_COUNTED = frozenset(
+    ["outside", "inside", "across", "within", "without", "beyond", "per", "via", "throughout"]
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +143,12 @@ def _counted_words(after: str) -> tuple[str, ...]:
     counted: list[str] = []
     after = _PARTITIVE.sub("", after)  # "How many of the justices ..."
     for word in _WORD.findall(after):
-        if word.lower() in STOPWORDS:
+        if word.lower() in STOPWORDS or word.lower() in _AFTER_COUNTED:
+            break
+        # A participle after the thing counted says what is said of it ("airplanes
+        # registered ...", "people living ..."); before it, it is part of it
+        # ("registered voters").
+        if counted and word.islower() and word.endswith(("ed", "ing")) and len(word) > 4:
             break
         # Acronyms name a kind, not the thing ("GPU hours", "737 MAX airplanes");
         # a capitalised word may be the thing ("Examination Boards").
@@ -152,14 +162,43 @@ def holds_quantity(asked: AskedQuantity, passages: Sequence[str], question: str)
     question itself states ("737" of "737 MAX") does not count."""
     stated = {number.replace(",", "") for number in re.findall(r"\d[\d,.]*", question)}
     counted = _counted_forms(asked.counted) if asked.kind == "count" else set()
+    event = _event_words(question)
     for text in passages:
-        if asked.kind == "age" and _AGE.search(text):
+        if asked.kind == "age" and _gives_age(text, event):
             return True
         if asked.kind == "price" and _MONEY.search(text):
             return True
         if asked.kind == "year" and any(year not in stated for year in _YEAR.findall(text)):
             return True
         if asked.kind == "count" and _counts(text, counted, stated):
+            return True
+    return False
+
+
+# "How old was he when he escaped?": the age is at an event, and an age the
+# passage gives at another event ("nine years old when he went to boarding
+# school") does not answer it.
+_WHEN = re.compile(r"\bwhen\s+(.+)", re.IGNORECASE)
+_EVENT_REACH = 8
+
+
+def _event_words(question: str) -> set[str]:
+    """The stems of the common words of the question's "when" clause: what
+    happened, not to whom ("when the Heron model was released" is a release)."""
+    when = _WHEN.search(question)
+    if when is None:
+        return set()
+    return {stem(w) for w in _WORD.findall(when.group(1)) if w.islower() and w not in STOPWORDS}
+
+
+def _gives_age(text: str, event: set[str]) -> bool:
+    """An age in ``text`` not tied by its own "when" clause to another event."""
+    for age in _AGE.finditer(text):
+        clause = _WHEN.match(text[age.end() :].lstrip(" ,"))
+        if not event or clause is None:
+            return True
+        said = [w.lower() for w in _WORD.findall(clause.group(1))[:_EVENT_REACH]]
+        if event & {stem(w) for w in said if w not in STOPWORDS}:
             return True
     return False
 
@@ -178,18 +217,49 @@ def _counts_as(word: str, counted: set[str]) -> bool:
 
 def _counts(text: str, counted: set[str], stated: set[str]) -> bool:
     """A number the question does not state, within a few words of the thing counted."""
-    tokens = _WORD.findall(text)
+    matches = list(_WORD.finditer(text))
+    tokens = [match.group() for match in matches]
     for index, token in enumerate(tokens):
         number = token.split("-")[0] if "-" in token[1:] else token  # "Six-time"
         if not _COUNT.fullmatch(number) or token.rstrip(".,").replace(",", "") in stated:
             continue
+        if _names_or_marks(text, matches, index, stated):
+            continue
         if not counted:
             return True
         # The number most often comes first ("73 airplanes"); after the thing
-        # counted, only next to it ("copies sold: 10,000"; not "dose of X 400 mg").
-        near = tokens[max(0, index - _REACH_BACK) : index + 1 + _COUNT_REACH]
+        # counted, only next to it ("copies sold: 10,000"; not "dose of X 400 mg"),
+        # and only when it counts nothing of its own ("airplanes includes two
+        # flight control computers" counts computers).
+        following = tokens[index + 1].lower() if index + 1 < len(tokens) else ""
+        counts_next = following.isalpha() and following not in STOPWORDS
+        back = 0 if counts_next else _REACH_BACK
+        near = tokens[max(0, index - back) : index + 1 + _COUNT_REACH]
         # "gigatons" counts tons.
         if any(_counts_as(stem(word.lower()), counted) for word in near):
+            return True
+    return False
+
+
+# A number joined by a dash to one the question states is part of a name
+# ("737-8", "737– 9"); one that starts a sentence or follows its end, before a
+# capitalised function word, marks a note ("2 The flight control system ...").
+_JOINED_BEFORE = re.compile(r"(\d)\s?[-\u2010-\u2014]\s?$")
+_MARK_BEFORE = re.compile(r"(?:^|[.;:)\]]\s+)$")
+
+
+def _names_or_marks(text: str, matches: list[re.Match[str]], index: int, stated: set[str]) -> bool:
+    """Whether the number at ``matches[index]`` names or marks rather than counts."""
+    start = matches[index].start()
+    if (
+        index > 0
+        and matches[index - 1].group().replace(",", "") in stated
+        and _JOINED_BEFORE.search(text[matches[index - 1].start() : start])
+    ):
+        return True
+    if index + 1 < len(matches) and _MARK_BEFORE.search(text[max(0, start - 4) : start]):
+        following = matches[index + 1].group()
+        if following[0].isupper() and following.lower() in STOPWORDS:
             return True
     return False
 

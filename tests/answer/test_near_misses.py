@@ -2,7 +2,7 @@
 
 The document is a generated PDF; each near miss shares the report's words
 ("training", "model") but asks for a number of something the report never
-counts, an age, a price or a year it never states.
+counts, an age (at the event asked about), a price or a year it never states.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ REPORT = [
         "Heron uses a tokenizer with 151,000 entries. The vendor offers a commercial licence "
         "for the Heron model to companies that cannot publish their changes.",
         "The author of the Heron model is the data team of the Maple lab, which also "
-        "wrote this training report. The team tuned the model with instruction data.",
+        "wrote this training report. The team tuned the model with instruction data. "
+        "Its lead author was 34 years old when the Heron project began.",
     ]
 ]
 
@@ -27,13 +28,14 @@ ANSWERED = {
     "How many tokens was the Heron model trained on?": "7 trillion tokens",
     "How many nodes did the training of the Heron model run on?": "64 nodes",
     "How many entries does the tokenizer of the Heron model have?": "151,000 entries",
+    "How old was the lead author when the Heron project began?": "34 years old",
 }
 NEAR_MISSES = {
     "How many hours did the training of the Heron model take?": "a number beside 'hours'",
     "How many engineers worked on the training of the Heron model?": "a number beside 'engineers'",
     "How many parameters does the Heron model have?": "a number beside 'parameters'",
     "How much does the commercial licence for the Heron model cost?": "a price",
-    "How old is the author of the Heron model?": "an age",
+    "How old was the lead author when the Heron model was released?": "an age",
     "In which year was the Heron model trained?": "a year",
 }
 
