@@ -81,6 +81,7 @@ from reader.verify.numbers import (
     bound_positions,
     bounding_negations,
     misread_number,
+    number_of_another,
     number_phrases,
     number_value,
     without_reference_marks,
@@ -334,7 +335,9 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
     elif quote_negation and not claim_negations:
         problems.append(f"the quote says '{quote_negation}' and the claim drops it")
     if not missing:
-        misread = misread_number(claim_tokens, quote_tokens)
+        misread = misread_number(claim_tokens, quote_tokens) or number_of_another(
+            claim_tokens, quote_tokens, STOPWORDS, stem
+        )
         if misread:
             problems.append(misread)
     if not problems:

@@ -11,6 +11,7 @@ a reference mark ("(75-83)", "[12]") holds numbers that count nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _NUMBER = re.compile(r"^[0-9]+(?:[.,][0-9]+)*$")
 
@@ -270,3 +271,60 @@ def misread_number(claim_tokens: list[str], quote_tokens: list[str]) -> str | No
 
 def _reading(value: str, bound: str | None, percent: bool) -> str:
     return f"'{bound + ' ' if bound else ''}{value}{'%' if percent else ''}'"
+
+
+# How far past a number the thing it counts may stand: "56.2% were Catholics".
+_COUNTED_REACH = 3
+# What may stand between a number and what it counts.
+_BEFORE_COUNTED = frozenset(["percent", "were", "was", "are", "is", "of", "the"])
+_YEAR_LIKE = re.compile(r"1[0-9]{3}|20[0-9]{2}")
+# How far apart the numbers of one list may stand: "56.2% were Catholics, 35.7% Jews".
+_LIST_GAP = 6
+
+
+def _counted_lists(tokens: list[str], skip: frozenset[str]) -> list[dict[str, set[str]]]:
+    """The lists of things counted in ``tokens``: runs of numbers close together,
+    each with the word after it (past "percent", "were" ...) that is neither a
+    number nor one of ``skip``: what it counts; as thing -> the numbers it is given."""
+    lists: list[dict[str, set[str]]] = []
+    last = -_LIST_GAP - 1
+    for index, token in enumerate(tokens):
+        value = number_value(token)
+        if value is None or _YEAR_LIKE.fullmatch(token):
+            continue  # a year dates the list, it counts nothing of it
+        if index - last > _LIST_GAP:
+            lists.append({})
+        last = index
+        for following in tokens[index + 1 : index + 1 + _COUNTED_REACH]:
+            if following in _BEFORE_COUNTED:
+                continue
+            if number_value(following) is None and following not in skip:
+                lists[-1].setdefault(following, set()).add(value)
+            break
+    return [counted for counted in lists if len(counted) > 1]
+
+
+def number_of_another(
+    claim_tokens: list[str],
+    quote_tokens: list[str],
+    skip: frozenset[str],
+    stem: Callable[[str], str],
+) -> str | None:
+    """A claim that gives a number of a quote's list to a thing the list gives
+    another number: against "56.2% were Catholics, 35.7% Jews ... and 2.8%
+    Protestants", "56.2% of the population was Protestant"."""
+    claim_values = {v for t in claim_tokens if (v := number_value(t)) is not None}
+    claim_stems = {stem(t) for t in claim_tokens}
+    for counted in _counted_lists(quote_tokens, skip):
+        by_thing: dict[str, set[str]] = {}
+        for thing, values in counted.items():
+            by_thing.setdefault(stem(thing), set()).update(values)
+        for value in sorted(claim_values):
+            things = {thing for thing, values in by_thing.items() if value in values}
+            if not things or things & claim_stems:
+                continue  # not this list's, or the claim names what it counts
+            for thing in sorted(claim_stems & by_thing.keys()):
+                if not by_thing[thing] & claim_values:
+                    given = sorted(by_thing[thing])[0]
+                    return f"the quote gives '{thing}' {given}, not {value}"
+    return None

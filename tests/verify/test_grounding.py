@@ -765,3 +765,26 @@ def test_what_the_quote_says_not_to_believe_is_not_stated_by_the_claim():
     assert check_grounding(
         "The King of the Kites does not mean a paper kite with a tail.", quote, question
     ).grounded
+
+
+def test_a_number_of_a_list_is_not_given_to_another_thing_of_it():
+    census = (
+        "According to the 1901 census, out of 711,988 inhabitants 56.2% were Catholics, "
+        "35.7% Jews, 5% Greek orthodox Christians and 2.8% Protestants."
+    )
+    question = "What percentage of Warsaw's population was Protestant in 1901?"
+    mixed = check_grounding("In 1901, 56.2% of the population was Protestant.", census, question)
+    assert not mixed.grounded
+    assert "'protest' 2.8" in mixed.reason
+    assert check_grounding(
+        "In 1901, 2.8% of the population was Protestant.", census, question
+    ).grounded
+    assert check_grounding("In 1901, 56.2% of the inhabitants were Catholics.", census).grounded
+    # Numbers far apart are not one list: 136 is the sacks of the man named with it.
+    line = (
+        "The line featured Jared Allen, a 5-time pro bowler who was the NFL's active career "
+        "sack leader with 136, along with Kony Ealy, who had 5 sacks in just 9 starts."
+    )
+    assert check_grounding(
+        "Jared Allen was the NFL's active career sack leader with 136.", line
+    ).grounded
