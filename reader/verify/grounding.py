@@ -9,7 +9,9 @@ claim's text is grounded in the quote:
 - every number in the claim occurs in the quote ("1,000" and "1000" are the
   same number; "three" and "3" too), whatever the question said, and so does
   every rank ("the first chair", "the best known"); a reference mark's
-  numbers ("(75-83)", "[8]") count nothing;
+  numbers ("(75-83)", "[8]") count nothing; a number of a list in the quote
+  stays with its thing ("56.2% were Catholics ... 2.8% Protestants" does not
+  make 56.2% Protestant);
 - a negation in the claim ("not", "never", "n't", "without"...) is matched by
   one in the quote, and a negation in the part of the quote the claim draws on
   is kept by the claim (a dropped "not" turns the statement around; "you
