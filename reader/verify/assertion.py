@@ -12,11 +12,16 @@ Two things a claim says beyond its words, which the question cannot lend it:
   question's words, which the claim may repeat as presupposed; but the quote
   ties its fact to a clause of its own, and the claim swaps it.
 
+- what it answers with: asked "Which status code should a server return ...?",
+  "A server should return this status code if ..." points at an answer it
+  does not give; every other word may be the quote's or the question's.
+
 Each rule returns the reason the claim is refused, or None.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from reader.text.words import STOPWORDS
@@ -70,4 +75,22 @@ def swapped_clause(
         presupposed = all(not in_quote(t) and in_question(t) for t in clause)
         if len(clause) >= _FEWEST_CLAUSE_WORDS and presupposed:
             return f"the quote says '{token}' of something else than '{' '.join(clause)}'"
+    return None
+
+
+# "Which status code ...", "What type of network ...": the thing asked for.
+_ASKED_THING = re.compile(r"\b(?:which|what)\s+([a-z]+)", re.IGNORECASE)
+_POINTERS = frozenset(["this", "that", "these", "those", "such"])
+
+
+def points_at_answer(claim_tokens: list[str], question: str) -> str | None:
+    """A claim that names the thing asked for only as "this" or "that" one
+    ("this status code", "this network type")."""
+    asked = _ASKED_THING.search(question)
+    if asked is None or asked.group(1).lower() in STOPWORDS:
+        return None
+    thing = asked.group(1).lower()
+    for position, token in enumerate(claim_tokens):
+        if token in _POINTERS and thing in claim_tokens[position + 1 : position + 3]:
+            return f"the claim says '{token} {thing}' where the question asks which"
     return None

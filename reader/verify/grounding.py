@@ -36,13 +36,16 @@ claim's text is grounded in the quote:
   question's two words written as one ("request header") cover the quote's
   compound ("request-header");
 - the claim is a statement, not a question, and not cut at an abbreviation;
+  it gives what the question asks for, not "this status code" for "Which
+  status code ...?";
 - and the claim says something of the quote's beyond the question's words
   (a claim made of the question's words alone is the question, not an answer).
 
 The rules for what narrows a quote's words (qualifiers, conditions, reports,
 attempts and possibilities, "non-") are in ``reader.verify.narrowing``; those
-for how a claim asserts (obligation, the clause a fact is tied to) are in
-``reader.verify.assertion``.
+for how a claim asserts (obligation, the clause a fact is tied to, pointing
+at an answer) in ``reader.verify.assertion``; negation in
+``reader.verify.negation``; numbers in ``reader.verify.numbers``.
 
 It is deterministic, explainable (the reason names the words that are not in
 the quote) and fast. What it cannot see: words in the quote in another order
@@ -61,11 +64,15 @@ import re
 from dataclasses import dataclass
 
 from reader.records import Claim, Grounding, Verification
-from reader.text.normalize import CJK_LETTERS, normalize_key
+from reader.text.normalize import CJK_LETTERS
 from reader.text.words import STOPWORDS, stem, words
-from reader.verify.assertion import OBLIGATIONS, swapped_clause, unsaid_obligation
+from reader.verify.assertion import (
+    OBLIGATIONS,
+    points_at_answer,
+    swapped_clause,
+    unsaid_obligation,
+)
 from reader.verify.narrowing import (
-    CLAUSE_BREAK,
     CONDITIONS,
     NEGATIONS,
     QUALIFIER_FAMILY,
@@ -77,11 +84,16 @@ from reader.verify.narrowing import (
     reported_only,
     unrealised,
 )
+from reader.verify.negation import (
+    BELIEF_VERBS,
+    negation_in_drawn_clauses,
+    negations,
+    unmatched_negations,
+)
 from reader.verify.numbers import (
     COUNT_NOUNS,
     NUMBER_WORDS,
     bound_positions,
-    bounding_negations,
     misread_number,
     number_of_another,
     number_phrases,
@@ -119,36 +131,6 @@ class _Vocabulary:
         return token in self.words or stem(token) in self.stems
 
 
-# "not", "no" and "cannot" negate alike; "never", "without"... say more.
-_NEGATION_FAMILY = {"no": "not", "cannot": "not"}
-
-
-def _negations(tokens: list[str]) -> set[tuple[str, frozenset[str]]]:
-    """(negation, stems of the two content words after it) for each negation that
-    does more than bound a number: "no definitive data" negates the data too."""
-    found = set()
-    bounding = bounding_negations(tokens)
-    for index, token in enumerate(tokens):
-        if token in NEGATIONS and index not in bounding:
-            negated = [
-                stem(t) for t in tokens[index + 1 :] if t not in STOPWORDS and t not in NEGATIONS
-            ]
-            found.add((_NEGATION_FAMILY.get(token, token), frozenset(negated[:2])))
-    return found
-
-
-def _unmatched_negations(
-    claim: set[tuple[str, frozenset[str]]], quote: set[tuple[str, frozenset[str]]]
-) -> list[str]:
-    """The claim's negations that no negation of the quote's matches: the same kind,
-    bearing on a word they share (or on nothing, at the end of both)."""
-    return sorted(
-        kind
-        for kind, negated in claim
-        if not any(kind == other and (negated & said or negated == said) for other, said in quote)
-    )
-
-
 # Words a claim may add that say nothing of their own: "the samples used in the
 # trial" says what "the trial samples" says.
 # fmt: off
@@ -170,15 +152,6 @@ LIGHT_WORDS = frozenset([
 RANKS = frozenset([
     "first", "last", "least", "best", "worst", "earliest", "latest", "highest", "lowest",
     "largest", "smallest", "biggest", "greatest", "oldest", "newest", "youngest",
-])
-# fmt: on
-
-# Verbs that say the same of what someone held true: "Forster thought" is
-# "Forster believed". Which one the claim uses adds nothing.
-# fmt: off
-_BELIEF_VERBS = frozenset([
-    "think", "thinks", "thought", "believe", "believes", "believed", "feel", "feels", "felt",
-    "suppose", "supposes", "supposed", "consider", "considers", "considered",
 ])
 # fmt: on
 
@@ -230,15 +203,12 @@ def _contrasts(tokens: list[str], position: int) -> bool:
 
 # Every word a rule reads for its meaning, not only for being in the quote.
 WORDS_WITH_RULES = frozenset(
-    [*QUALIFIER_FAMILY, *CONDITIONS, *UNIVERSAL_FAMILY, *REPORTING_VERBS, *_BELIEF_VERBS, *RANKS]
+    [*QUALIFIER_FAMILY, *CONDITIONS, *UNIVERSAL_FAMILY, *REPORTING_VERBS, *BELIEF_VERBS, *RANKS]
 )
 
 
-_BELIEF_STEMS = frozenset(stem(verb) for verb in _BELIEF_VERBS)
-
-
 def _has_kin(token: str, source: _Vocabulary) -> bool:
-    return token in _BELIEF_VERBS and bool(_BELIEF_VERBS & source.words)
+    return token in BELIEF_VERBS and bool(BELIEF_VERBS & source.words)
 
 
 def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
@@ -328,10 +298,10 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
             else ("numbers" if numbers else "words")
         )
         problems.append(f"{what} not in the quote: {listed}{more}")
-    claim_negations = _negations(claim_tokens)
-    quote_negations = _negations(quote_tokens)
-    added = _unmatched_negations(claim_negations, quote_negations)
-    quote_negation = _negation_in_drawn_clauses(quote, claim_tokens, asked.stems)
+    claim_negations = negations(claim_tokens)
+    quote_negations = negations(quote_tokens)
+    added = unmatched_negations(claim_negations, quote_negations)
+    quote_negation = negation_in_drawn_clauses(quote, claim_tokens, asked.stems)
     if added:
         problems.append(f"the claim says '{added[0]}' where the quote does not")
     elif quote_negation and not claim_negations:
@@ -359,7 +329,9 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         if unrealised_problem:
             problems.append(unrealised_problem)
     if not problems:
-        swapped = swapped_clause(claim_tokens, quote_tokens, source.has, asked.has)
+        swapped = swapped_clause(
+            claim_tokens, quote_tokens, source.has, asked.has
+        ) or points_at_answer(claim_tokens, question)
         if swapped:
             problems.append(swapped)
     if _CUT_OFF.search(claim.strip()):
@@ -394,53 +366,6 @@ def _states_something(said: list[str]) -> bool:
     """A number, or two words of substance: "Mr." and "The very first U." state nothing."""
     substantial = [t for t in said if t not in LIGHT_WORDS and (len(t) > 1 or _CJK_RUN.match(t))]
     return len(substantial) >= 2 or any(number_value(t) is not None for t in said)
-
-
-def _negation_in_drawn_clauses(
-    quote: str, claim_tokens: list[str], asked_stems: frozenset[str] = frozenset()
-) -> str | None:
-    """A negation of the quote whose negated words the claim states without it.
-
-    The negated word is the first content word after the negation; the claim
-    draws on that negated statement when it has that word and another content
-    word of the same clause ("did not approve the budget" against "approved
-    the budget"), but not when it only shares the clause's other half ("play
-    recordings without permission" against "play recordings").
-    """
-    claim_stems = {stem(t) for t in claim_tokens if t not in STOPWORDS and t not in NEGATIONS}
-    clauses = [words(clause) for clause in CLAUSE_BREAK.split(normalize_key(quote))]
-    # What the quote says in clauses with no negation: a claim may draw on those.
-    unnegated = {stem(t) for tokens in clauses if not NEGATIONS & set(tokens) for t in tokens}
-    for tokens in clauses:
-        content = {stem(t) for t in tokens if t not in STOPWORDS and t not in NEGATIONS}
-        bounding = bounding_negations(tokens)
-        for index, token in enumerate(tokens):
-            if token not in NEGATIONS or index in bounding:
-                continue
-            negated = next(
-                (stem(t) for t in tokens[index + 1 :] if t not in STOPWORDS and t not in NEGATIONS),
-                None,
-            )
-            if negated in _BELIEF_STEMS and not _BELIEF_STEMS & claim_stems:
-                # "You must not suppose that this means a paper kite": what is not
-                # to be believed is the clause after the verb.
-                verb = next(i for i in range(index + 1, len(tokens)) if stem(tokens[i]) == negated)
-                believed = [stem(t) for t in tokens[verb + 1 :] if t not in STOPWORDS]
-                if len(claim_stems.intersection(believed)) >= 2:
-                    return token
-            if negated is None or negated not in claim_stems:
-                continue
-            others = content - {negated}
-            shared = others & claim_stems
-            # "Neither Tesla nor Edison won the prize ... Tesla did receive a bid"
-            # against "Tesla received a Nobel Prize bid": what the claim shares with
-            # the negated clause beyond its subject is only what the question asked,
-            # and the quote names the subject elsewhere without a negation.
-            if shared and negated in unnegated and shared <= asked_stems:
-                continue
-            if not others or shared:
-                return token
-    return None
 
 
 def grounding_for(claim: Claim, verification: Verification, question: str) -> Grounding | None:

@@ -96,3 +96,38 @@ def test_a_compound_of_the_questions_words_is_the_question():
     assert not result.grounded
     assert "restates the question" in result.reason
     assert check_grounding("HTTP/1.1 defines the Host request-header.", quote, question).grounded
+
+
+def test_a_claim_that_points_at_the_answer_does_not_give_it():
+    question = (
+        "Which status code should a server return when a client has sent too many requests "
+        "in a given time (rate limiting)?"
+    )
+    quote = (
+        "The client cannot be guaranteed that the operation has been carried out, even if the "
+        "status code returned from the origin server indicates that the action has been "
+        "completed successfully. However, the server SHOULD NOT indicate success unless, at "
+        "the time the response is given, it intends to delete the resource."
+    )
+    claim = (
+        "A server SHOULD return a response with this status code if a client has sent too "
+        "many requests in a given time (rate limiting)."
+    )
+    pointing = check_grounding(claim, quote, question)
+    assert not pointing.grounded
+    assert "'this status'" in pointing.reason
+    x25 = "The X.25 protocol suite uses a packet-switched network type."
+    asked = "X.25 uses what type network type"
+    assert not check_grounding(
+        "The X.25 protocol suite uses this network type.", x25, asked
+    ).grounded
+    assert check_grounding(
+        "The X.25 protocol suite uses a packet-switched network type.", x25, asked
+    ).grounded
+    # "this" of something else than the thing asked for is a claim like any other.
+    gone = "The 410 (Gone) status code SHOULD be used if the resource is permanently unavailable."
+    assert check_grounding(
+        "This status code, 410 (Gone), SHOULD be used if the resource is permanently unavailable.",
+        gone,
+        "What should be used if a resource is permanently unavailable?",
+    ).grounded
