@@ -1,6 +1,6 @@
 """How a claim asserts its words, for the support check (``reader.verify.grounding``).
 
-Two things a claim says beyond its words, which the question cannot lend it:
+What a claim says beyond its words, which the question cannot lend it:
 
 - how strongly it obliges: "the publication mandates encryption" against
   "encryption protects data", or "a client must" against "a client should".

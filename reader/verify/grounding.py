@@ -308,7 +308,7 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         problems.append(f"the quote says '{quote_negation}' and the claim drops it")
     if not missing:
         misread = misread_number(claim_tokens, quote_tokens) or number_of_another(
-            claim_tokens, quote_tokens, STOPWORDS, stem
+            claim_tokens, quote_tokens
         )
         if misread:
             problems.append(misread)

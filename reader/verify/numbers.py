@@ -11,7 +11,8 @@ a reference mark ("(75-83)", "[12]") holds numbers that count nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+
+from reader.text.words import STOPWORDS, stem
 
 _NUMBER = re.compile(r"^[0-9]+(?:[.,][0-9]+)*$")
 
@@ -282,10 +283,10 @@ _YEAR_LIKE = re.compile(r"1[0-9]{3}|20[0-9]{2}")
 _LIST_GAP = 6
 
 
-def _counted_lists(tokens: list[str], skip: frozenset[str]) -> list[dict[str, set[str]]]:
+def _counted_lists(tokens: list[str]) -> list[dict[str, set[str]]]:
     """The lists of things counted in ``tokens``: runs of numbers close together,
     each with the word after it (past "percent", "were" ...) that is neither a
-    number nor one of ``skip``: what it counts; as thing -> the numbers it is given."""
+    number nor a function word: what it counts; as thing -> the numbers it is given."""
     lists: list[dict[str, set[str]]] = []
     last = -_LIST_GAP - 1
     for index, token in enumerate(tokens):
@@ -298,24 +299,19 @@ def _counted_lists(tokens: list[str], skip: frozenset[str]) -> list[dict[str, se
         for following in tokens[index + 1 : index + 1 + _COUNTED_REACH]:
             if following in _BEFORE_COUNTED:
                 continue
-            if number_value(following) is None and following not in skip:
+            if number_value(following) is None and following not in STOPWORDS:
                 lists[-1].setdefault(following, set()).add(value)
             break
     return [counted for counted in lists if len(counted) > 1]
 
 
-def number_of_another(
-    claim_tokens: list[str],
-    quote_tokens: list[str],
-    skip: frozenset[str],
-    stem: Callable[[str], str],
-) -> str | None:
+def number_of_another(claim_tokens: list[str], quote_tokens: list[str]) -> str | None:
     """A claim that gives a number of a quote's list to a thing the list gives
     another number: against "56.2% were Catholics, 35.7% Jews ... and 2.8%
     Protestants", "56.2% of the population was Protestant"."""
     claim_values = {v for t in claim_tokens if (v := number_value(t)) is not None}
     claim_stems = {stem(t) for t in claim_tokens}
-    for counted in _counted_lists(quote_tokens, skip):
+    for counted in _counted_lists(quote_tokens):
         by_thing: dict[str, set[str]] = {}
         for thing, values in counted.items():
             by_thing.setdefault(stem(thing), set()).update(values)
