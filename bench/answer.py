@@ -37,7 +37,7 @@ from pathlib import Path
 
 import llama_cpp
 
-from reader.answer.backends import EmbeddedBackend
+from reader.answer.model_process import EmbeddedBackend
 from reader.answer.models import embedded_model_path
 from reader.answer.pipeline import EVIDENCE_FOR_MODEL, Answerer
 from reader.answer.prompting import (

@@ -1,6 +1,8 @@
 """Language-model backends behind one small interface.
 
-- ``EmbeddedBackend``: llama-cpp-python with a local GGUF file (the default);
+- ``EmbeddedBackend`` (in ``reader.answer.model_process``): a local GGUF file
+  run by llama.cpp in a process of its own (the default), which there runs
+  ``InProcessBackend``;
 - ``ServerBackend`` (in ``reader.answer.server``): any OpenAI-compatible
   server (llama.cpp server, vLLM, Ollama), the only code in reader that opens
   a network connection, and only to the URL the user configured;
@@ -168,8 +170,11 @@ def _sample_grammar_lazily(llm: Any) -> None:
     llm._init_sampler = init_sampler
 
 
-class EmbeddedBackend:
-    """A GGUF model run in-process by llama.cpp; loaded once and reused.
+class InProcessBackend:
+    """A GGUF model run by llama.cpp in this process; loaded once and reused.
+
+    reader runs it in the model process (``EmbeddedBackend``), where a crash of
+    llama.cpp ends that process and not reader.
 
     llama-cpp-python keeps the evaluated prompt in its context, so a follow-up
     whose prompt starts like the previous one (a retry, a second question on
@@ -201,10 +206,14 @@ class EmbeddedBackend:
             self._llm = self._open(self.n_ctx)
 
     def _open(self, n_ctx: int) -> Any:
-        if not self.model_path.is_file():
-            raise ModelError(f"No model file at {self.model_path}.")
+        from reader.answer.gguf import check_model_file
+
+        check_model_file(self.model_path)
         import llama_cpp
 
+        from reader.answer.llama_runtime import prepare
+
+        prepare(llama_cpp)
         try:
             llm = llama_cpp.Llama(
                 model_path=str(self.model_path),

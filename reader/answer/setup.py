@@ -5,7 +5,8 @@ from __future__ import annotations
 import atexit
 import math
 
-from reader.answer.backends import Backend, EmbeddedBackend
+from reader.answer.backends import Backend
+from reader.answer.model_process import EmbeddedBackend
 from reader.answer.models import available_models, resolve_model
 from reader.answer.server import ServerBackend, ServerTimeouts
 from reader.config import Settings, load_settings

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from reader.answer.backends import REPEAT_PENALTY, EmbeddedBackend
+from reader.answer.backends import REPEAT_PENALTY, InProcessBackend
 from reader.answer.lazy_grammar import LazyGrammarSampler
 from reader.answer.models import embedded_model_path
 from reader.answer.prompting import CONSTRAINED, Passage, build_messages, constrained_grammar
@@ -30,7 +30,7 @@ QUESTIONS = [
 
 @pytest.fixture(scope="module")
 def llm():
-    backend = EmbeddedBackend(embedded_model_path(), n_ctx=2048)
+    backend = InProcessBackend(embedded_model_path(), n_ctx=2048)
     backend.load()
     yield backend._llm
     backend.close()

@@ -99,8 +99,13 @@ def test_known_quotes_are_read_in_not_sampled_and_the_answer_still_verifies(trea
     # against its own output. Sampled, every token of the output was sampled (a
     # sampled tokenization may differ from the tokenizer's by a few); read in, the
     # quotes' tokens were not.
+    # The model runs in its own process: its tokenizer is read here from the same file.
+    import llama_cpp
+
+    vocab = llama_cpp.Llama(model_path=str(backend.model_path), vocab_only=True, verbose=False)
+
     def tokens(text: str) -> int:
-        return len(backend._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        return len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
     assert sampled.metrics.completion_tokens >= 0.9 * tokens(streamed[0])
     quoted = sum(tokens(json.dumps(c.claim.quote, ensure_ascii=False)[1:-1]) for c in model_claims)

@@ -57,7 +57,7 @@ def test_grammars_compile_in_llama_cpp(claims_only, capfd):
     ],
 )
 def test_a_claim_sentence_may_hold_abbreviations_and_decimals_but_ends_at_its_end(sentence):
-    from reader.answer.backends import EmbeddedBackend
+    from reader.answer.model_process import EmbeddedBackend
     from reader.answer.models import embedded_model_path
     from reader.answer.prompting import _SENTENCE_RULE
 

@@ -16,7 +16,7 @@ import pytest
 
 from bench.fetch_models import MODELS, default_dest
 from reader.answer import Answerer
-from reader.answer.backends import EmbeddedBackend
+from reader.answer.model_process import EmbeddedBackend
 from reader.library import Library
 from reader.text.normalize import normalize_key
 from reader.verify.grounding import check_grounding

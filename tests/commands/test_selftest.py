@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import reader.answer.backends
+import reader.answer.model_process
 import reader.answer.models
 import reader.ingest.ocr
 from reader.answer.backends import Generation
@@ -102,7 +103,7 @@ class InventingModel(GarbageModel):
 def test_a_model_that_does_not_deliver_fails_its_step(
     monkeypatch: pytest.MonkeyPatch, model: type, step: str, reason: str
 ):
-    monkeypatch.setattr(reader.answer.backends, "EmbeddedBackend", model)
+    monkeypatch.setattr(reader.answer.model_process, "EmbeddedBackend", model)
     with pytest.raises(SelftestFailed) as failure:
         run_selftest()
     assert failure.value.step == step
