@@ -12,6 +12,10 @@ Same model file, same prompt, same grammar, same sampling, in one run:
 - "backend": reader's ``EmbeddedBackend.generate`` (what ``reader ask`` calls);
 - "ask": the whole of ``Answerer.ask`` (retrieval, prompt, generation,
   parsing, verification, no history write).
+Then the whole ask with the model in its own process (``EmbeddedBackend``, what
+reader uses) against the same model in this process (``InProcessBackend``),
+question by question, interleaved, with the prompt cache emptied before each
+question and kept between them.
 Each side starts with an empty prompt cache and takes the median of
 ``--repeat`` interleaved runs; time to first token and tokens per second are
 reported with reader's figures as ratios to raw. Then constrained and free
@@ -37,6 +41,8 @@ from pathlib import Path
 
 import llama_cpp
 
+from reader.answer.backends import InProcessBackend
+from reader.answer.llama_runtime import prepare
 from reader.answer.model_process import EmbeddedBackend
 from reader.answer.models import embedded_model_path
 from reader.answer.pipeline import EVIDENCE_FOR_MODEL, Answerer
@@ -114,6 +120,7 @@ def main() -> None:
             f"{model.name}: loaded in {time.perf_counter() - started:.2f} s; "
             f"peak memory {peak:.2f} GB\n"
         )
+        prepare(llama_cpp)  # as the model process does, before its model loads
         raw = llama_cpp.Llama(
             model_path=str(model), n_ctx=4096, n_threads=backend.n_threads, verbose=False
         )
@@ -140,6 +147,9 @@ def main() -> None:
                 f"({our_rate / raw_rate:.3f}x of raw)"
             )
 
+        process_against_in_process(library, backend, model, doc_id, args.repeat)
+        raw.close()
+
         print("\nwhole ask (retrieve, evidence, generate, parse, verify), cold prompt cache:")
         idle: dict[str, float] = {}
         for mode in (CONSTRAINED, FREE):
@@ -165,6 +175,33 @@ def main() -> None:
                     print(f"{mode:11s} busy/idle median ratio: {busy / idle[mode]:.2f}x")
             finally:
                 hog.terminate()
+
+
+def process_against_in_process(
+    library: Library, backend: EmbeddedBackend, model: Path, doc_id: str, repeat: int
+) -> None:
+    """The whole ask with the model in its own process and in this one, interleaved."""
+    in_process = InProcessBackend(model, n_ctx=4096)
+    sides = {"model process": backend, "in-process": in_process}
+    print("\nwhole ask, model process against in-process (median seconds per question):")
+    for cold in (True, False):
+        seconds: dict[str, list[float]] = {label: [] for label in sides}
+        for side in sides.values():
+            side.forget_prompt_cache()
+        for _ in range(repeat):
+            for question in QUESTIONS:
+                for label, side in sides.items():
+                    if cold:
+                        side.forget_prompt_cache()
+                    answerer = Answerer(library, side, mode=CONSTRAINED, record=False)
+                    seconds[label].append(answerer.ask(question, [doc_id]).metrics.seconds)
+        ours, theirs = (statistics.median(seconds[label]) for label in sides)
+        print(
+            f"{'cold' if cold else 'warm'} prompt cache: model process {ours:.2f} s, "
+            f"in-process {theirs:.2f} s, ratio {ours / theirs:.3f}x "
+            f"({len(seconds['in-process'])} questions each)"
+        )
+    in_process.close()
 
 
 def spin() -> None:

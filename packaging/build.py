@@ -32,6 +32,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import portable_llama  # noqa: E402  (beside this script)
+
 SPEC = ROOT / "packaging" / "reader.spec"
 
 
@@ -149,8 +152,14 @@ def folder_size(folder: Path) -> int:
     return sum(path.stat().st_size for path in files)
 
 
-def build_bundle(out: Path) -> Path:
+def build_bundle(out: Path, llama_dir: Path | None = None) -> Path:
+    """Run PyInstaller; with ``llama_dir``, its ``llama_cpp`` is the one collected."""
     work, dist = out / "work", out / "dist"
+    environment = dict(os.environ)
+    if llama_dir is not None:
+        # Before site-packages for PyInstaller and every process it starts.
+        paths = [str(llama_dir), environment.get("PYTHONPATH", "")]
+        environment["PYTHONPATH"] = os.pathsep.join(path for path in paths if path)
     command = [
         sys.executable,
         "-m",
@@ -167,7 +176,7 @@ def build_bundle(out: Path) -> Path:
     ]
     print("+", " ".join(command), flush=True)
     started = time.monotonic()
-    if subprocess.run(command, cwd=ROOT).returncode != 0:
+    if subprocess.run(command, cwd=ROOT, env=environment).returncode != 0:
         fail("PyInstaller failed; its messages are above.")
     bundle = dist / "reader"
     if not (bundle / ("reader.exe" if os.name == "nt" else "reader")).is_file():
@@ -370,7 +379,20 @@ def main() -> None:
     check_model(options.model, options.model_file)
     out = options.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    bundle = build_bundle(out)
+    llama_dir = None
+    if portable_llama.applies():
+        try:
+            llama_dir = portable_llama.staged_llama(out / "work")
+        except portable_llama.PortableBuildError as error:
+            fail(f"portable llama.cpp: {error}")
+    bundle = build_bundle(out, llama_dir)
+    if llama_dir is not None:
+        internal = bundle / "_internal" if (bundle / "_internal").is_dir() else bundle
+        try:
+            variants = portable_llama.check_portable(internal / "llama_cpp" / "lib")
+        except portable_llama.PortableBuildError as error:
+            fail(f"the bundle's llama.cpp is not portable: {error}")
+        print(f"llama.cpp: {len(variants)} CPU variants, no AVX-512 code outside them")
     shipped_model = add_model(bundle, options.model, options.model_file)
     copied = add_licenses(bundle, out / "work")
     print(f"copied {copied} licence files into {bundle / 'licenses'}")

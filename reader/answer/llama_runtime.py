@@ -24,6 +24,7 @@ first model loads.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import sys
 from pathlib import Path
@@ -102,6 +103,7 @@ def keep_weights_plain(llama_cpp: Any) -> None:
     if getattr(defaults, "_reader_plain", False):
         return
 
+    @functools.wraps(defaults)
     def plain_defaults() -> Any:
         params = defaults()
         params.use_extra_bufts = False

@@ -139,7 +139,11 @@ def test_weights_kept_plain_change_llama_cpps_own_defaults(monkeypatch):
     import llama_cpp
     import llama_cpp.llama_cpp as bindings
 
-    monkeypatch.setattr(bindings, "llama_model_default_params", bindings.llama_model_default_params)
+    # llama-cpp-python's own function (this process may have loaded a model already).
+    defaults = bindings.llama_model_default_params
+    monkeypatch.setattr(
+        bindings, "llama_model_default_params", getattr(defaults, "__wrapped__", defaults)
+    )
     assert bindings.llama_model_default_params().use_extra_bufts
     keep_weights_plain(llama_cpp)
     keep_weights_plain(llama_cpp)  # a second call changes nothing more

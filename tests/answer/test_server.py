@@ -31,11 +31,18 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     # The server logs every request; a file, not a pipe nobody reads, takes it.
     log = (tmp_path_factory.mktemp("server") / "server.log").open("w+b")
+    # llama.cpp set up as reader's model process sets it up (on an AMX processor its
+    # extra buffer types kill the server: see reader.answer.llama_runtime).
+    start = (
+        "import runpy, sys, llama_cpp; from reader.answer.llama_runtime import prepare; "
+        "prepare(llama_cpp); sys.argv[0] = 'llama_cpp.server'; "
+        "runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)"
+    )
     process = subprocess.Popen(
         [
             sys.executable,
-            "-m",
-            "llama_cpp.server",
+            "-c",
+            start,
             "--model",
             str(embedded_model_path()),
             "--host",
