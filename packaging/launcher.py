@@ -12,6 +12,7 @@ import multiprocessing
 from reader.cli import main
 
 if __name__ == "__main__":
-    # Ingest reads files in worker processes; a bundled app starts them through itself.
+    # Ingest reads files in worker processes, and the model runs in a process of its
+    # own; a bundled app starts them through itself.
     multiprocessing.freeze_support()
     main()

@@ -21,7 +21,7 @@ QT_MODULES = ("PySide6", "PyQt5", "PyQt6", "shiboken6")
 # The rooms in the order data flows through them: a module may import its own
 # room and the rooms before it, never one after. The last row are the clients.
 LAYERS: list[set[str]] = [
-    {"errors", "config"},
+    {"errors", "config", "process_log"},
     {"text"},
     {"records"},
     {"ingest"},

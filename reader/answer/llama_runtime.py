@@ -30,8 +30,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reader.errors import ModelError
+
 # "on" or "off" forces llama.cpp's extra buffer types either way (for measuring).
 EXTRA_BUFFERS_VARIABLE = "READER_LLAMA_EXTRA_BUFFERS"
+# A variant's name ("haswell", "icelake" ...) loads that CPU library instead of the
+# best one (for measuring, or where ggml's choice fails).
+CPU_VARIANT_VARIABLE = "READER_LLAMA_CPU_VARIANT"
 _AMX_FLAGS = ("amx_tile", "amx_int8", "amx_bf16")
 
 
@@ -56,6 +61,9 @@ def use_extra_buffers() -> bool:
     if forced in ("on", "off"):
         return forced == "on"
     return not advertises_amx()
+
+
+_LIBRARY_FORMS = (("lib", ".so"), ("", ".dll"), ("lib", ".dylib"))
 
 
 def _library_names(stem: str) -> list[str]:
@@ -89,9 +97,27 @@ def load_cpu_backends(llama_cpp: Any) -> None:
     else:
         return
     ggml.ggml_backend_reg_count.restype = ctypes.c_size_t
-    if ggml.ggml_backend_reg_count() == 0:
-        ggml.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
-        ggml.ggml_backend_load_all_from_path(str(lib_dir).encode())
+    if ggml.ggml_backend_reg_count() > 0:
+        return
+    chosen = os.environ.get(CPU_VARIANT_VARIABLE, "").strip()
+    if chosen:
+        names = [
+            f"ggml-cpu-{chosen}.dll",
+            f"libggml-cpu-{chosen}.so",
+            f"libggml-cpu-{chosen}.dylib",
+        ]
+        found = [lib_dir / name for name in names if (lib_dir / name).is_file()]
+        known = ", ".join(path.stem.rpartition("cpu-")[2] for path in cpu_variants(lib_dir))
+        ggml.ggml_backend_load.restype = ctypes.c_void_p
+        ggml.ggml_backend_load.argtypes = [ctypes.c_char_p]
+        if not found or not ggml.ggml_backend_load(str(found[0]).encode()):
+            raise ModelError(
+                f"{CPU_VARIANT_VARIABLE}={chosen} names no CPU library this processor can "
+                f"load; unset it, or choose one of: {known}."
+            )
+        return
+    ggml.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
+    ggml.ggml_backend_load_all_from_path(str(lib_dir).encode())
 
 
 def keep_weights_plain(llama_cpp: Any) -> None:

@@ -25,7 +25,6 @@ report names.
 from __future__ import annotations
 
 import contextlib
-import faulthandler
 import multiprocessing
 import os
 import signal
@@ -46,6 +45,7 @@ from reader.answer.backends import (
 from reader.answer.gguf import check_model_file
 from reader.config import reader_home
 from reader.errors import ModelError, ReaderError
+from reader.process_log import send_stderr_to
 from reader.text.escaping import one_line
 
 LOG_NAME = "model-process.log"
@@ -308,16 +308,6 @@ class EmbeddedBackend:
 # -- in the model process ----------------------------------------------------------
 
 
-def _stderr_to(log: str) -> None:
-    """Point this process's stderr (llama.cpp's messages, a crash's stack) at ``log``."""
-    try:
-        descriptor = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    except OSError:
-        return
-    os.dup2(descriptor, 2)
-    os.close(descriptor)
-
-
 def serve(
     connection: Connection,
     stop: Any,
@@ -328,8 +318,9 @@ def serve(
 ) -> None:
     """The model process: load the model, then answer requests until told to close
     or until reader's end of the pipe closes."""
-    _stderr_to(log)
-    faulthandler.enable(all_threads=True)
+    # Ctrl+C reaches every process of the terminal's group: reader decides what stops.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    send_stderr_to(log)
     with contextlib.suppress(EOFError, OSError, KeyboardInterrupt):
         try:
             backend = InProcessBackend(model_path, n_ctx=n_ctx, n_threads=n_threads)

@@ -15,7 +15,6 @@ the refusal of a file whose worker died names.
 from __future__ import annotations
 
 import contextlib
-import faulthandler
 import multiprocessing
 import os
 import re
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from reader.config import reader_home
 from reader.errors import Cancelled, ReaderError
+from reader.process_log import open_log, send_stderr_to
 from reader.records import Chunk, Document
 from reader.text.escaping import one_line
 
@@ -130,7 +130,7 @@ def _prepare_worker(log: str, ocr_threads: int | None = None) -> None:
     # Ctrl+C reaches every process of the terminal's group; the parent decides what
     # stops, and stops the workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _send_stderr_to(log)
+    send_stderr_to(log)
     if ocr_threads is not None:
         from reader.ingest import ocr
 
@@ -146,28 +146,6 @@ def _prepare_worker(log: str, ocr_threads: int | None = None) -> None:
 def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
     parent.join()
     os._exit(1)
-
-
-def _send_stderr_to(log: str) -> None:
-    """Point this process's stderr (file descriptor 2, so C code's output too) at ``log``.
-
-    A worker that dies has no other way to say why: the traceback Python prints as it
-    ends, or the stack faulthandler dumps on a crash in C, lands in the log. Without a
-    writable log the worker keeps the stderr it has.
-    """
-    descriptor = _open_log(log)
-    if descriptor is None:
-        return
-    os.dup2(descriptor, 2)
-    os.close(descriptor)
-    faulthandler.enable(all_threads=True)
-
-
-def _open_log(log: str) -> int | None:
-    try:
-        return os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    except OSError:
-        return None
 
 
 def _context(log: str) -> multiprocessing.context.BaseContext:
@@ -244,7 +222,7 @@ def _environment(name: str, value: str) -> Iterator[None]:
 @contextlib.contextmanager
 def _stderr_at(log: str) -> Iterator[None]:
     """This process's stderr at ``log`` for a moment, for the processes it starts then."""
-    descriptor = _open_log(log)
+    descriptor = open_log(log)
     if descriptor is None:
         yield
         return

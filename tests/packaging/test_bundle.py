@@ -503,3 +503,73 @@ def test_the_bundle_carries_the_installers_model_checked(build: Path):
     )
     assert sizes["model that answers"] == pytest.approx(pinned.size / 1e6, abs=1)
     assert sizes["Qt (PySide6)"] > 0 and sizes["llama.cpp"] > 0
+
+
+# Ask llama.cpp for a few tokens from the embedded model, as reader's model process
+# sets it up; run under qemu-user with the llama_cpp package the bundle carries.
+ANSWER_ON_HASWELL = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import llama_cpp
+from reader.answer.llama_runtime import prepare
+from reader.answer.models import embedded_model_path
+assert llama_cpp.__file__.startswith(sys.argv[1]), llama_cpp.__file__
+prepare(llama_cpp)
+llm = llama_cpp.Llama(model_path=str(embedded_model_path()), n_ctx=256, verbose=False)
+out = llm.create_completion("The capital of France is", max_tokens=6, temperature=0.0)
+print("answered:", out["choices"][0]["text"].strip())
+"""
+
+
+def test_the_bundled_llama_cpp_answers_on_a_processor_without_avx512(
+    build: Path, installed: Path, tmp_path: Path
+):
+    """On an emulated Haswell (AVX2, no AVX-512), the CPU code the bundle ships
+    answers; the build machine's own llama.cpp (``-march=native``) may not."""
+    qemu = required_tool("qemu-x86_64")
+    staged = build / "work" / "portable-llama"
+    shipped = installed / "_internal" / "llama_cpp" / "lib"
+    # What the bundle carries is the portable build, variant for variant.
+    assert sorted(p.name for p in (staged / "llama_cpp" / "lib").glob("*.so")) == sorted(
+        p.name for p in shipped.glob("*.so")
+    )
+    assert (shipped / "libggml-cpu-haswell.so").is_file()
+    completed = subprocess.run(
+        [qemu, "-cpu", "Haswell", sys.executable, "-c", ANSWER_ON_HASWELL, str(staged)],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        cwd=tmp_path,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    answer = completed.stdout.strip()
+    assert answer.startswith("answered:") and len(answer) > len("answered: "), answer
+
+
+def test_the_bundle_starts_and_checks_itself_on_a_processor_without_avx512(
+    installed: Path, tmp_path: Path
+):
+    """The bundle's self-test with the bundle itself on an emulated Haswell. The
+    programs it starts (the model process, Tesseract) are not emulated (qemu-user
+    runs what a process executes on the real processor): the test above runs
+    the bundle's llama.cpp there."""
+    qemu = required_tool("qemu-x86_64")
+    home = tmp_path / "home"
+    reader_home = home / "reader"
+    reader_home.mkdir(parents=True)
+    # The embedded model answers: the installer's 1.5B is slow to load under emulation.
+    (reader_home / "settings.json").write_text(json.dumps({"model": "embedded"}))
+    env = bare_environment(
+        home, tmp_path / "bin", QT_QPA_PLATFORM="offscreen", READER_HOME=str(reader_home)
+    )
+    completed = subprocess.run(
+        [qemu, "-cpu", "Haswell", str(installed / "reader"), "--selftest"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=1800,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr[-3000:]
+    assert completed.stdout.startswith("selftest ok: SmolLM2-135M"), completed.stdout
+    assert "Traceback" not in completed.stderr
