@@ -58,10 +58,14 @@ def installer_model() -> Path:
     .ci/run runs first): the bundle is built with it, as a release is."""
     pinned = MODELS[INSTALLER_MODEL]
     path = default_dest() / pinned.file_name
-    assert path.is_file() and path.stat().st_size == pinned.size, (
-        f"the installer's model is not at {path}: run python bench/fetch_models.py "
-        f"{INSTALLER_MODEL} (.ci/run does)"
-    )
+    if not (path.is_file() and path.stat().st_size == pinned.size):
+        message = (
+            f"the installer's model is not at {path}: run python bench/fetch_models.py "
+            f"{INSTALLER_MODEL} (.ci/run does)"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
     return path
 
 
