@@ -94,7 +94,15 @@ def staged_llama(work: Path) -> Path:
     command = [sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(target)]
     if subprocess.run([*command, str(wheel)]).returncode != 0:
         raise PortableBuildError(f"installing {wheel.name} into {target} failed")
-    check_portable(target / "llama_cpp" / "lib")
+    # The wheel installs the CPU variants as data, in the prefix's bin/ (a venv's
+    # bin/ when pip installs it there): they go beside libggml, where the bundle
+    # collects llama_cpp's libraries and reader looks for them.
+    lib_dir = target / "llama_cpp" / "lib"
+    for folder in (target / "bin", target / "Scripts", target / "lib"):
+        for variant in folder.glob("*ggml-cpu-*") if folder.is_dir() else ():
+            if _VARIANT.search(variant.name):
+                shutil.move(str(variant), lib_dir / variant.name)
+    check_portable(lib_dir)
     return target
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -84,18 +85,43 @@ def cpu_variants(lib_dir: Path) -> list[Path]:
     )
 
 
+def _loaded_ggml() -> str | None:
+    """The file of the ggml library llama.cpp loaded in this process (Linux).
+
+    A wheel holds libggml.so, libggml.so.0 ... as copies, not links: backends
+    registered with a copy that llama.cpp did not load are not seen by it.
+    """
+    try:
+        maps = Path("/proc/self/maps").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in maps.splitlines():
+        fields = line.split(maxsplit=5)
+        if len(fields) == 6 and re.search(r"/libggml\.so[.\d]*$", fields[5]):
+            return fields[5]
+    return None
+
+
 def load_cpu_backends(llama_cpp: Any) -> None:
     """Load the CPU library that suits this processor, for a build that loads its
     backends at run time (a build that links its CPU code has it registered)."""
     lib_dir = Path(llama_cpp.__file__).resolve().parent / "lib"
-    if not cpu_variants(lib_dir):
+    variants = cpu_variants(lib_dir)
+    if not variants:
+        # pip installs such a wheel's variants as data, into the environment's bin/.
+        for folder in (Path(sys.prefix) / "bin", Path(sys.prefix) / "Scripts"):
+            variants = cpu_variants(folder)
+            if variants:
+                break
+    if not variants:
         return
-    for name in _library_names("ggml"):
-        if (lib_dir / name).is_file():
-            ggml = ctypes.CDLL(str(lib_dir / name))
-            break
-    else:
+    variants_dir = variants[0].parent
+    ggml_path = _loaded_ggml() or next(
+        (lib_dir / name for name in _library_names("ggml") if (lib_dir / name).is_file()), None
+    )
+    if ggml_path is None:
         return
+    ggml = ctypes.CDLL(str(ggml_path))
     ggml.ggml_backend_reg_count.restype = ctypes.c_size_t
     if ggml.ggml_backend_reg_count() > 0:
         return
@@ -106,8 +132,8 @@ def load_cpu_backends(llama_cpp: Any) -> None:
             f"libggml-cpu-{chosen}.so",
             f"libggml-cpu-{chosen}.dylib",
         ]
-        found = [lib_dir / name for name in names if (lib_dir / name).is_file()]
-        known = ", ".join(path.stem.rpartition("cpu-")[2] for path in cpu_variants(lib_dir))
+        found = [variants_dir / name for name in names if (variants_dir / name).is_file()]
+        known = ", ".join(path.stem.rpartition("cpu-")[2] for path in variants)
         ggml.ggml_backend_load.restype = ctypes.c_void_p
         ggml.ggml_backend_load.argtypes = [ctypes.c_char_p]
         if not found or not ggml.ggml_backend_load(str(found[0]).encode()):
@@ -117,7 +143,7 @@ def load_cpu_backends(llama_cpp: Any) -> None:
             )
         return
     ggml.ggml_backend_load_all_from_path.argtypes = [ctypes.c_char_p]
-    ggml.ggml_backend_load_all_from_path(str(lib_dir).encode())
+    ggml.ggml_backend_load_all_from_path(str(variants_dir).encode())
 
 
 def keep_weights_plain(llama_cpp: Any) -> None:
