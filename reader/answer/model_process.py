@@ -281,8 +281,10 @@ class EmbeddedBackend:
                     generation.seconds = time.perf_counter() - started
                     generation.first_token_seconds = first
                     return generation
+            except ModelError:
+                raise  # the model refused the request (and waits for the next) or died
             except BaseException:
-                # Whatever stopped the wait (a crash, the caller's own failure) leaves a
+                # The caller's own failure (in ``on_token``, an interrupt) leaves a
                 # process that may still be writing: end it, the next question starts anew.
                 if self._process is not None:
                     self._end(kill=True)

@@ -236,3 +236,19 @@ def test_reader_ask_refuses_a_garbage_model_file_in_one_line(tmp_path):
     assert asked.returncode == 2, asked
     lines = asked.stderr.strip().splitlines()
     assert len(lines) == 1 and "is not a GGUF model file" in lines[0], asked.stderr
+
+
+def test_a_prompt_the_model_cannot_take_is_refused_and_the_process_stays(model_path):
+    backend = EmbeddedBackend(model_path, n_ctx=256)
+    try:
+        backend.load()
+        pid = backend.pid
+        too_long = [{"role": "user", "content": "word " * 2000}]
+        with pytest.raises(ModelError, match="could not take this prompt") as refusal:
+            backend.generate(too_long, max_tokens=4)
+        assert not isinstance(refusal.value, ModelCrashedError)
+        # The same process, with its model loaded, answers the next request.
+        assert backend.generate(MESSAGES, max_tokens=4).text
+        assert backend.pid == pid
+    finally:
+        backend.close()
