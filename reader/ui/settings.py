@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -105,7 +106,11 @@ class SettingsDialog(QDialog):
         self.mode.addItems(["auto", "constrained", "free", "passages"])
         self.mode.setCurrentText(settings.mode)
         form = QFormLayout(self)
-        form.addRow("&Model file:", model_row)
+        # The row's field is a layout, which a label cannot take as its buddy: without
+        # one, Qt shows the mnemonic's "&" as it is.
+        model_label = QLabel("&Model file:")
+        model_label.setBuddy(self.model)
+        form.addRow(model_label, model_row)
         form.addRow("&Server URL:", self.server_url)
         form.addRow("Server model &name:", self.model_name)
         form.addRow("Server c&onnect timeout:", self.connect_timeout)

@@ -185,3 +185,22 @@ def test_a_model_file_chosen_elsewhere_stays_listed(qtbot, tmp_path):
     assert dialog.model.currentData() == str(elsewhere)
     dialog.save()
     assert load_settings().model == str(elsewhere)
+
+
+def test_every_label_shows_its_mnemonic_as_an_underline_not_an_ampersand(qtbot):
+    from PySide6.QtWidgets import QFormLayout, QLabel
+
+    from reader.ui.settings import SettingsDialog
+
+    dialog = SettingsDialog()
+    qtbot.addWidget(dialog)
+    form = dialog.layout()
+    assert isinstance(form, QFormLayout)
+    items = [form.itemAt(row, QFormLayout.ItemRole.LabelRole) for row in range(form.rowCount())]
+    labels = [item.widget() for item in items if item is not None]
+    labels = [label for label in labels if isinstance(label, QLabel)]
+    assert any(label.text() == "&Model file:" for label in labels)
+    for label in labels:
+        if "&" in label.text():
+            # A label with a mnemonic and no buddy draws the "&" itself.
+            assert label.buddy() is not None, label.text()
