@@ -32,7 +32,7 @@ from reader.library import FileOutcome, Library
 from reader.library.batch import ingest_paths
 from reader.library.batch_report import BatchProgress, BatchReport
 from reader.records import Document
-from reader.text.escaping import one_line, rich_text_lines
+from reader.text.escaping import counted, one_line, rich_text_lines
 from reader.ui import messages
 from reader.ui.elided_list import elide_to_width
 from reader.ui.labels import plain_label
@@ -99,7 +99,7 @@ class LibraryPanel(QWidget):
             title = one_line(record.title)
             pages = library_pages(list(record.ocr_pages), record.pages)
             item = QListWidgetItem(
-                f"{title}\n{pages} · {record.chunks} chunks"
+                f"{title}\n{pages} · {counted(record.chunks, 'chunk')}"
                 + (" · warning" if record.warnings else "")
             )
             item.setData(Qt.ItemDataRole.UserRole, record.id)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reader.records import Document
+from reader.text.escaping import counted
 
 # Tesseract's codes for the languages people ask for most; any other code is shown as is.
 LANGUAGE_NAMES = {
@@ -84,7 +85,7 @@ def page_list(pages: Sequence[int]) -> str:
 
 def library_pages(ocr_pages: Sequence[int], pages: int) -> str:
     """The library entry's page count, with how many OCR read: "12 pages, 3 by OCR"."""
-    count = f"{pages} page" + ("" if pages == 1 else "s")
+    count = counted(pages, "page")
     if not ocr_pages:
         return count
     return f"{count}, {'all' if len(ocr_pages) >= pages else len(ocr_pages)} by OCR"
