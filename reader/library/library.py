@@ -84,12 +84,15 @@ class Library:
             # Whatever is there (a file, a folder, a broken link, a pipe), the
             # user named a path: ingest says what is wrong with it, if anything.
             return self.document(self.ingest(path, password=password).doc_id)
-        matches = self.store.find_document_ids(reference) if len(reference) >= 4 else []
+        # Ids are hexadecimal: any start of one names the documents whose id it starts.
+        hexadecimal = bool(reference) and all(c in "0123456789abcdef" for c in reference.lower())
+        matches = self.store.find_document_ids(reference.lower()) if hexadecimal else []
         if len(matches) == 1:
             return self.document(matches[0])
         if len(matches) > 1:
             raise DocumentNotFoundError(
-                f"'{reference}' matches {len(matches)} documents; give more of the id."
+                f"'{reference}' is ambiguous: it starts the ids of {len(matches)} documents; "
+                "give more of the id (`reader list` shows them)."
             )
         if "/" in reference or "\\" in reference or path.suffix:
             check_document_file(path)  # raises: nothing is at the path

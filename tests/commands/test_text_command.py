@@ -57,3 +57,25 @@ def test_piped_text_is_the_canonical_text_and_a_terminal_gets_no_control_charact
     shown = on_a_terminal("text", document.id)
     assert b"\x07" not in shown and b"\x1b" not in shown
     assert "Laboratory-based HCV reflex testing" in shown.decode("utf-8")
+
+
+def test_any_start_of_a_document_id_names_it_and_a_shared_one_is_ambiguous(library, tmp_path):
+    from collections import Counter
+
+    from reader.errors import DocumentNotFoundError
+
+    ids = []
+    for number in range(20):  # 20 ids over 16 first digits: two share one
+        path = tmp_path / f"note{number}.txt"
+        path.write_text(f"Note {number} says the harbour froze in {1700 + number}.")
+        ids.append(library.ingest(path).doc_id)
+    starts = Counter(doc_id[:3] for doc_id in ids)
+    unique = next(doc_id for doc_id in ids if starts[doc_id[:3]] == 1)
+    assert library.resolve(unique[:3]).id == unique
+    assert library.resolve(unique[:3].upper()).id == unique
+    firsts = Counter(doc_id[0] for doc_id in ids)
+    shared = next(first for first, count in firsts.items() if count > 1)
+    with pytest.raises(DocumentNotFoundError, match="is ambiguous: it starts the ids of"):
+        library.resolve(shared)
+    with pytest.raises(DocumentNotFoundError, match="neither a file nor a document id"):
+        library.resolve("harbour")
