@@ -325,3 +325,17 @@ def test_a_file_this_user_may_not_read(tmp_path):
         )
         line = assert_one_line_failure(completed)
         assert f"{secret} cannot be read: permission denied" in line, line
+
+
+def test_verify_shows_long_quotes_whole_so_two_that_end_apart_print_apart(make_file):
+    text = (
+        "In 1790, Congress enacted the first copyright law, which secured that copyright "
+        "for fourteen years, and the author could renew it once."
+    )
+    path = make_file("law.txt", text.encode())
+    start = "Congress enacted the first copyright law, which secured that copyright for "
+    found = run("verify", str(path), "--quote", start + "fourteen years")
+    missed = run("verify", str(path), "--quote", start + "fifteen years")
+    assert found.returncode == 0 and missed.returncode == 1
+    assert f'"{start}fourteen years"' in found.stdout
+    assert f'"{start}fifteen years"' in missed.stdout

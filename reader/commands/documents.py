@@ -397,8 +397,11 @@ def _page_name(result: dict[str, Any]) -> str:
 
 def _verification_line(quote: str | None, result: dict[str, Any]) -> str:
     """``exact: "QUOTE" at chars 10-31, page 2, chunk ID: REASON``, or for a miss
-    ``miss: "QUOTE" not found: REASON`` (a batch line that holds no quote: its problem)."""
-    shown = f'"{one_line(quote, limit=60)}" ' if quote is not None else ""
+    ``miss: "QUOTE" not found: REASON`` (a batch line that holds no quote: its problem).
+
+    The quote is shown whole: quotes that differ only in their last words ("for
+    fourteen years", "for fifteen years") must not print the same line."""
+    shown = f'"{one_line(quote)}" ' if quote is not None else ""
     reason = one_line(str(result["reason"]))
     if result["status"] == "miss":
         return f"miss: {shown}not found: {reason}" if shown else f"miss: {reason}"
