@@ -328,6 +328,17 @@ class ExtractionPool:
         processes = list(getattr(self._executor, "_processes", {}).values())
         return any(process.is_alive() for process in processes)
 
+    def lost_a_worker(self) -> bool:
+        """Whether a worker of this pool ended abnormally (killed, crashed, failed).
+
+        The executor says so itself, except when the worker died in the middle of
+        sending its result: its manager thread then waits for the rest of the
+        message for ever, and a worker that finished its own file waits for ever
+        for the lock the dead one held to send it back.
+        """
+        processes = list(getattr(self._executor, "_processes", {}).values())
+        return any(process.exitcode not in (None, 0) for process in processes)
+
     def restart(self) -> None:
         """Replace a pool whose worker died (killed, out of memory, crashed in C)."""
         self.stop()

@@ -202,8 +202,10 @@ class BatchIngest:
                 pending[submitted] = planned
                 continue
             done, _ = wait(pending, timeout=_CANCEL_POLL, return_when=FIRST_COMPLETED)
-            # A pool whose workers are all gone and that never said so: not waited on for ever.
-            silent_polls = 0 if done or pool.has_live_worker() else silent_polls + 1
+            # A pool whose workers are all gone, or that lost one, and that never said so:
+            # not waited on for ever.
+            waiting = pool.has_live_worker() and not pool.lost_a_worker()
+            silent_polls = 0 if done or waiting else silent_polls + 1
             broken = silent_polls * _CANCEL_POLL >= _DEAD_POOL_SECONDS
             for future in done:
                 planned = pending.pop(future)

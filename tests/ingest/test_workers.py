@@ -325,3 +325,45 @@ def test_only_the_main_scripts_reader_modules_are_preloaded(monkeypatch):
     ui = types.ModuleType("reader.ui.main_window")
     main.ui = ui
     assert "reader.ui.main_window" not in workers._imported_by_main()
+
+
+class PoolThatJams(ExtractionPool):
+    """A pool whose worker dies in the middle of sending a result, as a worker killed at
+    that moment does: half a message is left in the results pipe (the manager thread
+    waits for the rest of it) and the pipe's lock stays taken (a worker that finished
+    its own file waits to send it back). Then the worker reading ``jammer.pdf`` dies."""
+
+    def submit(self, path, doc_id, password, ocr=None):  # type: ignore[no-untyped-def]
+        if path.name == "jammer.pdf":
+            results = self._executor._result_queue  # type: ignore[attr-defined]
+            results._wlock.acquire()
+            os.write(results._writer.fileno(), (1000).to_bytes(4, "big") + b"half")
+            ocr = DiesInTheWorker("kill")
+        return super().submit(path, doc_id, password, ocr)
+
+
+def test_a_worker_that_dies_sending_its_result_does_not_hang_the_ingest(
+    tmp_path, library, monkeypatch
+):
+    import threading
+
+    papers = many_pdfs(tmp_path / "papers", 6, pages=40)
+    (papers / "paper-03.pdf").rename(papers / "jammer.pdf")
+    monkeypatch.setattr("reader.library.batch.ExtractionPool", PoolThatJams)
+    from reader.library import Library
+
+    reports = []
+
+    def run_ingest() -> None:
+        # In a thread of its own, so a hang fails the test instead of stopping it.
+        with Library(library.path) as opened:
+            reports.append(ingest_paths(opened, [papers], workers=2))
+
+    ingest = threading.Thread(target=run_ingest, daemon=True)
+    ingest.start()
+    ingest.join(120)
+    assert not ingest.is_alive(), "the ingest hung after its worker died"
+    states = {outcome.path.name: outcome.state for outcome in reports[0].outcomes}
+    # The file whose worker was lost is read again alone (and kills its worker again).
+    assert states.pop("jammer.pdf") == "refused"
+    assert set(states.values()) == {"added"} and len(states) == 5

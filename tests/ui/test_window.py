@@ -329,9 +329,7 @@ def test_a_long_title_wraps_and_leaves_the_window_its_size(window, qtbot, make_f
     assert window.minimumSizeHint().width() <= 1200
 
 
-def test_the_library_list_counts_a_single_page_and_chunk_in_the_singular(
-    window, qtbot, make_file
-):
+def test_the_library_list_counts_a_single_page_and_chunk_in_the_singular(window, qtbot, make_file):
     open_document(window, qtbot, make_file("note.txt", b"One short note about the harbour."))
     entry = window.library_panel.documents.item(0).text()
     assert entry.endswith("1 page · 1 chunk"), entry
