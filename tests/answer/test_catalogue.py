@@ -224,3 +224,17 @@ def test_the_model_an_installer_ships_is_the_default_until_the_user_adds_one(
     added.parent.mkdir(parents=True, exist_ok=True)
     added.write_bytes(b"GGUF")
     assert resolve_model() == added
+
+
+def test_the_readme_and_reader_models_give_the_same_figure_for_the_installers_model():
+    import re
+
+    from reader.answer.catalogue import INSTALLER_MODEL, catalogue_model
+    from tests.conftest import PROJECT_ROOT
+
+    readme = " ".join((PROJECT_ROOT / "README.md").read_text(encoding="utf-8").split())
+    said = re.search(r"checked against its quote, for (\d+)% of the answerable questions", readme)
+    assert said, "the README no longer says how often the installer's model states the answer"
+    assert f"for {said.group(1)}% of the answerable questions" in (
+        catalogue_model(INSTALLER_MODEL).measured
+    )
