@@ -11,8 +11,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from reader.text.escaping import counted
+
 RECENT = 10
 ALERT_DROP = 0.2
+# Model claims enough to say that none supported is not chance.
+FEW_CLAIMS = 3
 
 
 def _summary(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -87,8 +91,17 @@ def _share(part: Any, whole: Any) -> float | None:
 
 def recent_drop_alert(rows: list[dict[str, Any]]) -> str | None:
     """A warning when the last answers verify, or have their model claims supported,
-    far less than the ones before."""
+    far less than the ones before; or, before there is a "before" to compare with,
+    when none of the model's claims of the last answers was supported at all."""
     rated = [r for r in rows if r["claims"]]
+    last = _summary(rated[-RECENT:])
+    made = last["model_claims"]
+    if made >= FEW_CLAIMS and last["model_supported_rate"] == 0:
+        return (
+            f"in the last {counted(last['answers'], 'answer')} none of the model's {made} "
+            "claims was supported by its quote: check the model (a smaller one, or one "
+            "that does not follow instructions, says what its quotes do not)"
+        )
     if len(rated) < RECENT * 2:
         return None
     before, last = _summary(rated[:-RECENT]), _summary(rated[-RECENT:])

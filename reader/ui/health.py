@@ -121,12 +121,6 @@ class HealthPanel(QWidget):
         overall = figures["overall"]
         verified = overall.get("model_verified_rate")
         supported = overall.get("model_supported_rate")
-        self.summary.setText(
-            f"{counted(overall['answers'], 'answer')}; "
-            f"{counted(overall.get('model_claims', 0), 'claim')} by a model: "
-            f"{_percent(verified)} verified, {_percent(supported)} supported by their quotes; "
-            f"{counted(overall.get('evidence_shown', 0), 'evidence sentence')} shown"
-        )
         points = []
         for row in figures["per_answer"]:
             made = row.get("model_claims") or 0
@@ -141,6 +135,14 @@ class HealthPanel(QWidget):
                     "miss_rate": row["miss"] / claims,
                 }
             )
+        # Only answers with a model's claims have rates to chart: say how many.
+        charted = f" ({len(points)} charted)" if len(points) != overall["answers"] else ""
+        self.summary.setText(
+            f"{counted(overall['answers'], 'answer')}{charted}; "
+            f"{counted(overall.get('model_claims', 0), 'claim')} by a model: "
+            f"{_percent(verified)} verified, {_percent(supported)} supported by their quotes; "
+            f"{counted(overall.get('evidence_shown', 0), 'evidence sentence')} shown"
+        )
         self.chart.set_points(points)
         alert = figures.get("alert")
         self.warning.setText(f"Warning: {alert}" if alert else "")

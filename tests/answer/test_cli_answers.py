@@ -250,3 +250,12 @@ def test_eval_without_its_corpus_says_where_it_looked(tmp_path):
     assert completed.stderr.count("\n") == 1
     assert f"are not at {tmp_path / 'shared' / 'corpus'}" in completed.stderr
     assert "'../../../shared/corpus', relative to itself" in completed.stderr
+
+
+def test_stats_warn_when_no_model_claim_was_supported_even_before_there_is_a_usual():
+    few = rows([0.9] * 8, [0.0] * 8)
+    alert = recent_drop_alert(few)
+    assert alert and "none of the model's 80 claims was supported" in alert
+    assert "last 8 answers" in alert
+    # One supported claim among them is not "none".
+    assert recent_drop_alert(rows([0.9] * 8, [0.0] * 7 + [0.1])) is None
