@@ -13,6 +13,7 @@ from collections import Counter
 
 from reader.ingest.layout import TextBlock
 from reader.records import Heading
+from reader.text.words import words
 
 _WORD = re.compile(r"\w+")
 
@@ -47,6 +48,19 @@ def _find_title(title: str, page_text: str) -> int:
     return match.start() if match else 0
 
 
+# A markup tag a typesetting system left in the text ("</GPH>").
+_TAG = re.compile(r"</?[A-Za-z][\w-]*>")
+
+
+def _reads_as_words(text: str) -> bool:
+    """Whether large type says something in words: not a figure's placeholder code
+    ("EP06AU20.010</GPH>") or a lone number."""
+    plain = _TAG.sub(" ", text)
+    # A word of letters only: a code like "EP06AU20.010" is not one; a CJK character is.
+    lettered = any(w.isalpha() and (len(w) >= 2 or not w.isascii()) for w in words(plain))
+    return sum(char.isalpha() for char in plain) >= 3 and lettered
+
+
 def headings_from_layout(
     page_block_lists: list[list[TextBlock]], page_starts: list[int]
 ) -> list[Heading]:
@@ -72,7 +86,7 @@ def headings_from_layout(
                 and len(block.lines) <= 3
             ):
                 text = " ".join(block.lines)
-                if len(text) <= 120 and sum(char.isalpha() for char in text) >= 3:
+                if len(text) <= 120 and _reads_as_words(text):
                     candidates.append((offset, round(block.line_height * 2) / 2, text))
             offset += len(block.text) + 2
     if len(candidates) > 0.5 * sum(len(blocks) for blocks in page_block_lists):

@@ -228,3 +228,17 @@ def test_epub_opens_through_pymupdf(tmp_path):
     assert document.kind == "epub"
     assert PARAGRAPH in " ".join(document.text.split())
     assert chunks and all(document.text[c.start : c.end] == c.text for c in chunks)
+
+
+def test_a_figures_placeholder_code_set_large_is_not_a_heading(library, make_pdf):
+    body = "The agency proposes to amend the rule for the airworthiness of the engines. " * 4
+    path = make_pdf(
+        [
+            [("Background of the Proposal", 16), body, ("EP06AU20.010</GPH>", 16), body],
+            [("Discussion", 16), body, ("EP06AU20.011</GPH> EP06AU20.012</GPH>", 16), body],
+        ],
+        name="register.pdf",
+    )
+    document = library.document(library.ingest(path).doc_id)
+    titles = [heading.title for heading in document.headings]
+    assert titles == ["Background of the Proposal", "Discussion"], titles
