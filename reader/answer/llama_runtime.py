@@ -162,6 +162,7 @@ def keep_weights_plain(llama_cpp: Any) -> None:
         return params
 
     plain_defaults._reader_plain = True  # type: ignore[attr-defined]
+    plain_defaults._reader_original = defaults  # type: ignore[attr-defined]
     module.llama_model_default_params = plain_defaults
 
 

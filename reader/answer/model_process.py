@@ -219,7 +219,8 @@ class EmbeddedBackend:
             if not self._process.is_alive() and not connection.poll():
                 raise self._crashed()
 
-    def _request(self, *request: Any) -> tuple[Any, ...]:
+    def _send(self, *request: Any) -> None:
+        """Hand ``request`` to the model process, started first if it is not running."""
         self._start()
         assert self._connection is not None
         self._stop_event.clear()
@@ -227,6 +228,9 @@ class EmbeddedBackend:
             self._connection.send(request)
         except (OSError, ValueError):
             raise self._crashed() from None
+
+    def _request(self, *request: Any) -> tuple[Any, ...]:
+        self._send(*request)
         reply = self._receive()
         assert reply is not None
         return reply
@@ -242,13 +246,7 @@ class EmbeddedBackend:
     ) -> Generation:
         with self._lock:  # one generation at a time per model process
             started = time.perf_counter()
-            self._start()
-            assert self._connection is not None
-            self._stop_event.clear()
-            try:
-                self._connection.send(("generate", messages, grammar, max_tokens, known))
-            except (OSError, ValueError):
-                raise self._crashed() from None
+            self._send("generate", messages, grammar, max_tokens, known)
             pieces: list[str] = []
             first: float | None = None
             try:

@@ -142,7 +142,7 @@ def test_weights_kept_plain_change_llama_cpps_own_defaults(monkeypatch):
     # llama-cpp-python's own function (this process may have loaded a model already).
     defaults = bindings.llama_model_default_params
     monkeypatch.setattr(
-        bindings, "llama_model_default_params", getattr(defaults, "__wrapped__", defaults)
+        bindings, "llama_model_default_params", getattr(defaults, "_reader_original", defaults)
     )
     assert bindings.llama_model_default_params().use_extra_bufts
     keep_weights_plain(llama_cpp)
