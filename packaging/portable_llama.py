@@ -46,10 +46,11 @@ def cache_dir() -> Path:
 
 
 def applies() -> bool:
-    """Variants are built for x86-64 (other processors keep pip's own build)."""
+    """Variants are built for x86-64 Linux, where this is built and tested (Windows
+    and macOS bundles keep pip's own build for now: see packaging/README.md)."""
     import platform
 
-    return platform.machine().lower() in ("x86_64", "amd64")
+    return sys.platform.startswith("linux") and platform.machine().lower() in ("x86_64", "amd64")
 
 
 def portable_wheel(version: str) -> Path:
