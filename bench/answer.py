@@ -4,7 +4,7 @@
 
 ``--model`` defaults to the installer's model when ``bench/fetch_models.py`` has
 fetched it, else the embedded one. First the model's load time and the
-process's peak memory after loading it.
+model process's peak memory after loading it.
 
 Same model file, same prompt, same grammar, same sampling, in one run:
 - "raw": ``llama_cpp.Llama.create_chat_completion(stream=True)`` on a model
@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import resource
 import statistics
 import tempfile
 import time
@@ -115,14 +114,14 @@ def main() -> None:
         backend = EmbeddedBackend(model, n_ctx=4096)
         started = time.perf_counter()
         backend.load()
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+        peak = model_process_peak(backend) or 0.0
         print(
             f"{model.name}: loaded in {time.perf_counter() - started:.2f} s; "
-            f"peak memory {peak:.2f} GB\n"
+            f"model process peak memory {peak:.2f} GB\n"
         )
         prepare(llama_cpp)  # as the model process does, before its model loads
         raw = llama_cpp.Llama(
-            model_path=str(model), n_ctx=4096, n_threads=backend.n_threads, verbose=False
+            model_path=str(model), n_ctx=4096, n_threads=backend.last_threads, verbose=False
         )
 
         answerer = Answerer(library, backend, mode=CONSTRAINED, record=False)
@@ -162,9 +161,9 @@ def main() -> None:
         print(f"{'':11s} cache kept / emptied median ratio: {warm / idle[CONSTRAINED]:.2f}x")
         if args.busy:
             # The floor for the busy ratio: on one core, with nothing else running.
-            cores, backend.n_threads = backend.n_threads, 1
-            alone = whole_ask(library, backend, doc_id, CONSTRAINED, "idle, one thread")
-            backend.n_threads = cores
+            one_thread = EmbeddedBackend(model, n_ctx=4096, n_threads=1)
+            alone = whole_ask(library, one_thread, doc_id, CONSTRAINED, "idle, one thread")
+            one_thread.close()
             print(f"{'':11s} one thread / all idle median ratio: {alone / idle[CONSTRAINED]:.2f}x")
             hog = multiprocessing.Process(target=spin, daemon=True)
             hog.start()
@@ -202,6 +201,18 @@ def process_against_in_process(
             f"({len(seconds['in-process'])} questions each)"
         )
     in_process.close()
+
+
+def model_process_peak(backend: EmbeddedBackend) -> float | None:
+    """The model process's peak memory in GB (Linux), read from /proc."""
+    try:
+        status = Path(f"/proc/{backend.pid}/status").read_text()
+    except (OSError, TypeError):
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1e6
+    return None
 
 
 def spin() -> None:

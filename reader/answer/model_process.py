@@ -119,8 +119,8 @@ class EmbeddedBackend:
         self.model_path = Path(model_path)
         self.n_ctx = n_ctx
         self.fixed_threads = n_threads
-        self.n_threads = n_threads or max(1, min(os.cpu_count() or 1, 8))
-        self.last_threads = self.n_threads
+        # How many threads the last generation used (the model process says).
+        self.last_threads = n_threads or max(1, min(os.cpu_count() or 1, 8))
         self.name = self.model_path.stem
         self._process: Any = None
         self._connection: Connection | None = None
