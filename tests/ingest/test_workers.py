@@ -106,6 +106,8 @@ class DiesInTheWorker:
 def _die(how: str) -> None:
     if how == "exception":
         raise RuntimeError("the worker could not go on")
+    if how == "jam":
+        _start_sending_and_die()
     os.kill(os.getpid(), signal.SIGKILL if how == "kill" else signal.SIGSEGV)
 
 
@@ -327,18 +329,35 @@ def test_only_the_main_scripts_reader_modules_are_preloaded(monkeypatch):
     assert "reader.ui.main_window" not in workers._imported_by_main()
 
 
+def _start_sending_and_die() -> None:
+    """End this worker in the middle of sending a result, as a worker killed at that
+    moment ends: it holds the results pipe's lock (a worker that finished its own file
+    waits for it for ever) and has written half a message (the pool's manager thread
+    waits for the rest for ever, and so sends no further file to any worker)."""
+    frame = sys._getframe()
+    while frame is not None and "result_queue" not in frame.f_locals:
+        frame = frame.f_back  # up to the executor's worker loop, which holds the queue
+    assert frame is not None, "not called in a pool's worker"
+    results = frame.f_locals["result_queue"]
+    results._wlock.acquire()
+    os.write(results._writer.fileno(), (1000).to_bytes(4, "big") + b"half")
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
 class PoolThatJams(ExtractionPool):
-    """A pool whose worker dies in the middle of sending a result, as a worker killed at
-    that moment does: half a message is left in the results pipe (the manager thread
-    waits for the rest of it) and the pipe's lock stays taken (a worker that finished
-    its own file waits to send it back). Then the worker reading ``jammer.pdf`` dies."""
+    """A pool whose worker reading ``jammer.pdf`` dies in the middle of sending a
+    result. Every pool made is kept, so a test that fails can still stop them (the
+    interpreter would otherwise wait for a jammed pool for ever as it exits)."""
+
+    made: list[ExtractionPool] = []
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        PoolThatJams.made.append(self)
 
     def submit(self, path, doc_id, password, ocr=None):  # type: ignore[no-untyped-def]
         if path.name == "jammer.pdf":
-            results = self._executor._result_queue  # type: ignore[attr-defined]
-            results._wlock.acquire()
-            os.write(results._writer.fileno(), (1000).to_bytes(4, "big") + b"half")
-            ocr = DiesInTheWorker("kill")
+            ocr = DiesInTheWorker("jam")
         return super().submit(path, doc_id, password, ocr)
 
 
@@ -362,6 +381,10 @@ def test_a_worker_that_dies_sending_its_result_does_not_hang_the_ingest(
     ingest = threading.Thread(target=run_ingest, daemon=True)
     ingest.start()
     ingest.join(120)
+    if ingest.is_alive():
+        for pool in PoolThatJams.made:
+            pool.stop()
+    PoolThatJams.made.clear()
     assert not ingest.is_alive(), "the ingest hung after its worker died"
     states = {outcome.path.name: outcome.state for outcome in reports[0].outcomes}
     # The file whose worker was lost is read again alone (and kills its worker again).
