@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -349,7 +350,7 @@ class PoolThatJams(ExtractionPool):
     result. Every pool made is kept, so a test that fails can still stop them (the
     interpreter would otherwise wait for a jammed pool for ever as it exits)."""
 
-    made: list[ExtractionPool] = []
+    made: ClassVar[list[ExtractionPool]] = []
 
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
