@@ -23,13 +23,15 @@ Each model claim goes through, in order:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from reader.answer.hygiene import strip_meta
 from reader.answer.judge import SupportJudge
+from reader.answer.spans import Run, one_line, span_grounding
 from reader.errors import ChunkNotFoundError
-from reader.records import CheckedClaim, Chunk, Claim, Verification
+from reader.records import AnswerSpan, CheckedClaim, Chunk, Claim, Verification
 from reader.retrieve.evidence import Evidence
 from reader.retrieve.mentions import question_names
 from reader.text.reading_view import readable
@@ -50,6 +52,9 @@ class ClaimChecker:
     verifier_for: Callable[[str, Sequence[Chunk]], PassageVerifier]
     chunk_by_id: Callable[[str], Chunk]
     judge: SupportJudge | None = None
+    # Constrained quoting: a claim's text is words chosen from its quote
+    # (``reader.answer.spans``), checked as such, never judged or moved.
+    chosen_words: bool = False
     _verifiers: dict[str, PassageVerifier] = field(default_factory=dict)
     _checked: dict[tuple[str, str, str], CheckedClaim] = field(default_factory=dict)
     _settled: dict[tuple[str, str, str], CheckedClaim] = field(default_factory=dict)
@@ -98,10 +103,18 @@ class ClaimChecker:
             verifier = self.verifier_for(chunk.doc_id, self.retrieved)
             self._verifiers[chunk.doc_id] = verifier
         verification = verifier.verify(claim.quote, source=chunk, retrieved=self.retrieved_ids)
+        if self.chosen_words and verification.verified:
+            chosen, run = span_grounding(claim.text, claim.quote, self.question)
+            span = _placed(claim, run, verification, chunk) if run is not None else None
+            return CheckedClaim(
+                claim, verification, doc_id=chunk.doc_id, grounding=chosen, answer_span=span
+            )
         grounding = grounding_for(claim, verification, self.question)
         return CheckedClaim(claim, verification, doc_id=chunk.doc_id, grounding=grounding)
 
     def _settle(self, checked: CheckedClaim) -> CheckedClaim:
+        if self.chosen_words and not checked.from_evidence:
+            return checked  # the words are the quote's: nothing to judge, nowhere to move
         if not checked.verified:
             # A quote that is not there is named to the model in the retry instead:
             # moving it would hide a model that invents quotes from the miss rate.
@@ -154,3 +167,25 @@ class ClaimChecker:
             )
             return replace(moved, verification=verification, cited_quote=failed.claim.quote)
         return None
+
+
+def _placed(claim: Claim, run: Run, verification: Verification, chunk: Chunk) -> AnswerSpan:
+    """The chosen words, placed in the one-line quote and, where the quote's words
+    can be followed through the chunk's text, in the document."""
+    text = one_line(claim.quote)[run.start : run.end]
+    start = end = None
+    if verification.start is not None and verification.end is not None:
+        begin = verification.start - chunk.start
+        found = chunk.text[begin : verification.end - chunk.start]
+        located = _locate(text, found)
+        if located is not None:
+            start, end = verification.start + located[0], verification.start + located[1]
+    return AnswerSpan(text, (run.start, run.end), start, end)
+
+
+def _locate(text: str, found: str) -> tuple[int, int] | None:
+    """Where ``text`` lies in ``found`` (the quote as the document has it, where
+    lines may break between its words), as offsets into ``found``."""
+    pattern = r"\s+".join(re.escape(word) for word in text.split())
+    match = re.search(pattern, found)
+    return (match.start(), match.end()) if match else None

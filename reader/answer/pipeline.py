@@ -174,13 +174,15 @@ class Answerer:
         evidence = choose_evidence(
             question, chunks, self.library.term_rarity, limit=REANCHOR_CANDIDATES
         )
+        chosen = self.uses_model and self.mode == CONSTRAINED
         checker = ClaimChecker(
             question,
             chunks,
             evidence,
             self.library.passage_verifier,
             self.library.chunk,
-            judge=judge_for(self.backend) if self.uses_model else None,
+            judge=judge_for(self.backend) if self.uses_model and not chosen else None,
+            chosen_words=chosen,
         )
         asking = _Asking(question, chunks, evidence, checker, emit, cancel, started)
         unnamed = self.library.unmentioned(question_names(question), doc_ids)
@@ -279,14 +281,17 @@ class Answerer:
                 stopped.append(reason)
                 halt.set()
 
+        # Constrained quoting asks for claims only: a model that states nothing of its
+        # own has no "unsupported" list to give, and a small one looped in it.
+        claims_only = self.mode == CONSTRAINED
         generation = self.backend.generate(
             messages,
-            grammar=self._grammar(passages, claims_only=False),
+            grammar=self._grammar(passages, claims_only=claims_only),
             max_tokens=MAX_TOKENS[self.mode],
             on_token=on_token,
             # The user's cancel reaches the backend even while no token arrives.
             cancel=_AnySet(halt, asking.cancel),
-            **self._known(passages, claims_only=False),
+            **self._known(passages, claims_only=claims_only),
         )
         self._count(asking.metrics, generation)
         if asking.cancelled:

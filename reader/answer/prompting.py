@@ -8,10 +8,13 @@ ask:
   and a quote it copies; the grammar guarantees valid JSON and a source id
   that is one of the passages shown.
 - **constrained quoting**: for each claim the model first picks its quote,
-  and the grammar only allows a quote that is a sentence (or two consecutive
-  sentences) of the passage it names, candidates ordered by relevance to the
-  question; then it states the claim that quote supports. The answer prose is
-  the claims in order, so every claim is verbatim in it.
+  and the grammar only allows one of the evidence sentences offered, whole,
+  candidates ordered by relevance to the question; then, as its text, the
+  grammar lets through only an unbroken run of that sentence's own words (the
+  part that answers) or the words saying the passages do not answer
+  (``run_rules``; ``reader.answer.spans`` checks what the run leaves out). The
+  answer shows the sentence, with the run as its direct answer: every linked
+  word is the source's.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reader.answer.spans import NOT_ANSWERED_TEXT
 from reader.records import Chunk
 from reader.retrieve.evidence import Evidence
 from reader.text.reading_view import readable
@@ -81,9 +85,9 @@ def build_messages(question: str, passages: Sequence[Passage], mode: str) -> lis
         shape = (
             'Reply with a JSON object with the key "claims": a list of one or two objects, '
             'each with "source_id" (the label of the passage that answers the question, such '
-            'as c1), "quote" (that passage, copied) and "text" (a short sentence that answers '
-            'the question using the passage\'s own words); and the key "unsupported": a '
-            "list of anything you state that no passage supports."
+            'as c1), "quote" (that passage, copied) and "text" (the words of that passage '
+            "that answer the question, copied: as few as answer it, such as a name, a "
+            "number or a phrase)."
         )
     else:
         shape = (
@@ -240,36 +244,71 @@ def free_grammar(passages: Sequence[Passage], claims_only: bool = False) -> str:
     )
 
 
-def constrained_grammar(
-    passages: Sequence[Passage], claims_only: bool = False, after_quote: int = 0
-) -> str:
-    """Each claim names a passage and quotes it whole; then its text, one sentence.
+def run_rules(name: str, quote: str) -> list[str]:
+    """GBNF rules: ``name`` produces an unbroken run of ``quote``'s words as JSON
+    string content, or the words saying the passages do not answer.
 
-    With ``after_quote`` = k, the grammar of what follows claim k's quote: its
-    text, then any claims left, then the end (see ``KnownQuotes``).
+    ``{name}s{j}`` starts the run at word j or later; ``{name}w{j}`` writes word
+    j, then may go on to the next; the run may end on a word without its trailing
+    mark ("case" of "case."). One rule per word keeps the grammar linear in the
+    quote's length.
+    """
+    tokens = quote.split()
+    decline = _json_content(NOT_ANSWERED_TEXT)
+    if not tokens:
+        return [f"{name} ::= {decline}"]
+    rules = [f"{name} ::= {name}s0 | {decline}"]
+    last = len(tokens) - 1
+    for j, token in enumerate(tokens):
+        later = f" | {name}s{j + 1}" if j < last else ""
+        rules.append(f"{name}s{j} ::= {name}w{j}{later}")
+        go_on = f' (" " {name}w{j + 1})?' if j < last else ""
+        picks = [f"{_json_content(token)}{go_on}"]
+        bare = token.rstrip(".,;:!?")
+        if bare and bare != token:
+            picks.append(_json_content(bare))
+        rules.append(f"{name}w{j} ::= " + " | ".join(picks))
+    return rules
+
+
+def constrained_grammar(
+    passages: Sequence[Passage],
+    claims_only: bool = False,
+    after_quote: int = 0,
+    quoted: str | None = None,
+) -> str:
+    """Each claim names a passage and quotes it whole; then its text, a run of that
+    passage's own words (``reader.answer.spans``).
+
+    With ``after_quote`` = k and ``quoted`` = the alias claim k named, the grammar
+    of what follows claim k's quote: its text, then any claims left, then the end
+    (see ``KnownQuotes``).
     """
     if not passages:
         return free_grammar(passages, claims_only)
+    names = {p.alias: f"run{index}" for index, p in enumerate(passages)}
     picks = " | ".join(
-        _gbnf(f'{p.alias}", "quote": "') + " " + _json_content(p.text) for p in passages
+        _gbnf(f'{p.alias}", "quote": "')
+        + " "
+        + _json_content(p.text)
+        + " "
+        + _gbnf('", "text": "')
+        + " "
+        + names[p.alias]
+        for p in passages
     )
     most = MAX_CLAIMS[CONSTRAINED]
     tail = '"}"' if claims_only else '", \\"unsupported\\": " unsupported "}"'
     if after_quote:
         more = f'("," ws claim){{0,{most - after_quote}}} ' if after_quote < most else ""
-        root = f'root ::= claimtext "\\"}}" {more}"]" {tail}'
+        text = names.get(quoted or "", "sentence")
+        root = f'root ::= {text} "\\"}}" {more}"]" {tail}'
     else:
         root = f'root ::= "{{\\"claims\\": [" claim ("," ws claim){{0,{most - 1}}} "]" {tail}'
-    return "\n".join(
-        [
-            root,
-            'claim ::= "{\\"source_id\\": \\"" pick "\\", \\"text\\": \\"" claimtext "\\"}"',
-            f"pick ::= {picks}",
-            "claimtext ::= sentence",
-            _SENTENCE_RULE,
-            _COMMON_RULES,
-        ]
-    )
+    rules = [root, 'claim ::= "{\\"source_id\\": \\"" pick "\\"}"', f"pick ::= {picks}"]
+    for p in passages:
+        rules += run_rules(names[p.alias], p.text)
+    return "\n".join([*rules, _SENTENCE_RULE, _COMMON_RULES])
 
 
 class KnownQuotes:
@@ -306,5 +345,7 @@ class KnownQuotes:
         if len(written) == len(known):
             return None
         claim_number = text.count(self._OPENING)
-        grammar = constrained_grammar(self.passages, self.claims_only, after_quote=claim_number)
+        grammar = constrained_grammar(
+            self.passages, self.claims_only, after_quote=claim_number, quoted=alias
+        )
         return known[len(written) :], grammar

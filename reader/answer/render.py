@@ -82,6 +82,36 @@ def _marked_prose(answer: Answer, escape: Callable[[str], str], marker: str) -> 
     return "".join(parts)
 
 
+def direct_answer(answer: Answer) -> tuple[int, str] | None:
+    """The first claim's words a model chose from its quote as the answer, where they
+    stand on their own: (the claim's index, the words). See ``reader.answer.spans``."""
+    for index, item in enumerate(answer.claims):
+        if item.direct_answer:
+            return index, item.direct_answer
+    return None
+
+
+def leading_answer(answer: Answer) -> tuple[int, str] | None:
+    """The direct answer worth a line of its own before the prose: not when it is
+    its whole sentence, which the prose shows already."""
+    for index, item in enumerate(answer.claims):
+        words = item.direct_answer
+        if words and one_line(words) != one_line(item.shown_text):
+            return index, words
+    return None
+
+
+def _lead(answer: Answer, escape: Callable[[str], str], label: str, marker: str) -> list[str]:
+    """The direct answer's line, with its claim's marker, and a blank line; or nothing.
+    It starts with reader's own ``label``, which the prose's lines cannot."""
+    found = leading_answer(answer)
+    if found is None:
+        return []
+    index, words = found
+    number = claim_numbers(answer)[index]
+    return [f"{label}{escape(one_line(words))}{marker.format(number)}", ""]
+
+
 def verification_summary(answer: Answer) -> str:
     """What was checked, with the model's claims apart from the evidence shown.
 
@@ -120,7 +150,9 @@ def _status_note(item: CheckedClaim, text: Callable[[str], str]) -> str:
         status += "; evidence"
     elif item.reanchored:
         status += "; linked to the sentence that says it"
-    if not item.grounded:
+    if item.answer_span is not None and not item.grounded and item.grounding is not None:
+        status += f"; no direct answer: {text(item.grounding.reason)}"
+    elif not item.grounded:
         status += "; shown as the quote: the claim was not grounded in it"
     return status
 
@@ -141,7 +173,8 @@ def render_text(answer: Answer, titles: dict[str, str] | None = None) -> str:
     """
     prose = guard_terminal_line(_marked_prose(answer, escape_terminal, " [{}]"))
     numbers = claim_numbers(answer)
-    lines = [prose or "(no answer)", ""]
+    lead = _lead(answer, escape_terminal, "Answer: ", " [{}]")
+    lines = [*lead, prose or "(no answer)", ""]
     for index, item in enumerate(answer.claims):
         if index in numbers:
             where = _where(item, titles, answer.library_wide)
@@ -184,7 +217,8 @@ def render_markdown(answer: Answer, titles: dict[str, str] | None = None) -> str
     """
     prose = guard_markdown_line(_marked_prose(answer, escape_markdown, "[^{}]"))
     numbers = claim_numbers(answer)
-    lines = [f"## {markdown_text(answer.question)}", "", prose or "_No answer._", ""]
+    lead = _lead(answer, escape_markdown, "**Answer:** ", "[^{}]")
+    lines = [f"## {markdown_text(answer.question)}", "", *lead, prose or "_No answer._", ""]
     for index, item in enumerate(answer.claims):
         if index in numbers:
             title = one_line((titles or {}).get(item.doc_id or "", ""))
@@ -195,7 +229,10 @@ def render_markdown(answer: Answer, titles: dict[str, str] | None = None) -> str
                 status += ", linked to the sentence that says it"
             if item.verification.status == "fuzzy":
                 status += f" (fuzzy: {markdown_inline(item.verification.reason)})"
-            status += ", grounded" if item.grounded else ", not grounded: shown as the quote"
+            if item.answer_span is not None and not item.grounded and item.grounding is not None:
+                status += f", no direct answer: {markdown_inline(item.grounding.reason)}"
+            else:
+                status += ", grounded" if item.grounded else ", not grounded: shown as the quote"
             quote = markdown_inline(item.claim.quote)
             lines.append(f'[^{numbers[index]}]: {source}: "{quote}" ({status})')
     failed = [item for item in answer.claims if not item.verified]

@@ -101,6 +101,8 @@ def ask(
                         "origin",
                         "reanchored",
                         "cited_quote",
+                        "answer_span",
+                        "direct_answer",
                     )
                 }
                 for claim in data["claims"]  # type: ignore[attr-defined]

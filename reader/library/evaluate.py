@@ -22,6 +22,10 @@ history are not touched). Figures, per run:
   written or word for word up to inflection;
 - ``model_stated``: the same, counting only grounded sentences a model wrote
   (not the evidence sentences given as claims);
+- ``direct_stated``: answerable questions whose direct answer (the words a model
+  chose from its quote, standing on their own: ``reader.answer.spans``) states
+  a gold answer; ``direct_short``: the same, the direct answer at most
+  ``SHORT_ANSWER_WORDS`` words;
 - ``verification_rate``: verified claims among all claims;
 - ``grounded_share``: grounded claims among verified ones;
 - ``model_claims``, ``model_supported_share``: the claims models wrote, and the
@@ -70,6 +74,10 @@ class EvalItem:
     id: str = ""
     kind: str = ""  # of an unanswerable question: "near-miss", "off-topic"...
     corpus_missing: str | None = None  # why its document cannot be there, if so
+
+
+# A direct answer this short reads as an answer, not a passage.
+SHORT_ANSWER_WORDS = 12
 
 
 def load_items(path: Path) -> list[EvalItem]:
@@ -159,6 +167,7 @@ def evaluate(
     first_evidence: list[float] = []
     answerable = unanswerable = 0
     yielded = hit = stated = model_stated = abstained = false_not_found = at_4 = at_10 = 0
+    direct_stated = direct_short = 0
     claims = verified = grounded = 0
     made = made_supported = reanchored = declined = 0
     by_kind: dict[str, list[int]] = {}
@@ -205,6 +214,7 @@ def evaluate(
                         "status": c.verification.status,
                         "page": c.verification.page,
                         "reason": c.grounding.reason if c.grounding else c.verification.reason,
+                        "direct_answer": c.direct_answer,
                     }
                     for c in answer.claims
                 ],
@@ -223,6 +233,14 @@ def evaluate(
                     for c in linked
                     if c.grounded and not c.from_evidence
                 )
+                direct = [c.direct_answer for c in linked if c.direct_answer]
+                row["direct_stated"] = any(_contains_answer(d, item.answers) for d in direct)
+                row["direct_short"] = any(
+                    _contains_answer(d, item.answers) and len(d.split()) <= SHORT_ANSWER_WORDS
+                    for d in direct
+                )
+                direct_stated += row["direct_stated"]
+                direct_short += row["direct_short"]
                 model_stated += row["model_stated"]
                 yielded += row["yield"]
                 hit += row["evidence_hit"]
@@ -258,6 +276,8 @@ def evaluate(
         "evidence_hit": _ratio(hit, answerable),
         "answer_stated": _ratio(stated, answerable),
         "model_stated": _ratio(model_stated, answerable),
+        "direct_stated": _ratio(direct_stated, answerable),
+        "direct_short": _ratio(direct_short, answerable),
         "verification_rate": _ratio(verified, claims),
         "grounded_share": _ratio(grounded, verified),
         "model_claims": made,

@@ -7,6 +7,7 @@ the exact string the viewer shows.
 from reader.records.answers import (
     Answer,
     AnswerMetrics,
+    AnswerSpan,
     CheckedClaim,
     Claim,
     Grounding,
@@ -36,6 +37,7 @@ from reader.records.documents import (
 __all__ = [
     "Answer",
     "AnswerMetrics",
+    "AnswerSpan",
     "CheckedClaim",
     "Chunk",
     "Claim",

@@ -64,6 +64,29 @@ class Grounding:
 
 
 @dataclass(frozen=True, slots=True)
+class AnswerSpan:
+    """The words of a quote that answer, chosen by the model from that quote.
+
+    ``in_quote`` is where they lie in the quote folded to one line (what
+    ``CheckedClaim.shown_text`` shows); ``start``/``end`` where they lie in the
+    document's canonical text, when they could be placed there.
+    """
+
+    text: str
+    in_quote: tuple[int, int]
+    start: int | None = None
+    end: int | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "in_quote": list(self.in_quote),
+            "start": self.start,
+            "end": self.end,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Claim:
     """One claim as a model states it: its text, the chunk it cites, a verbatim quote."""
 
@@ -92,6 +115,9 @@ class CheckedClaim:
     # The model cited this quote, which does not say the claim; another verified
     # sentence of the retrieved passages does, and the claim is linked to it.
     cited_quote: str | None = None
+    # The model chose words of its quote as the answer (``reader.answer.spans``):
+    # the quote is shown whole, those words in it as the direct answer.
+    answer_span: AnswerSpan | None = None
 
     @property
     def reanchored(self) -> bool:
@@ -109,9 +135,19 @@ class CheckedClaim:
     @property
     def shown_text(self) -> str:
         """The words a reader sees for this claim (linked when ``verified``)."""
+        if self.verified and self.grounded and self.answer_span is not None:
+            return " ".join(self.claim.quote.split())
         if self.verified and not self.grounded:
             return "\u201c" + " ".join(self.claim.quote.split()) + "\u201d"
         return self.claim.text
+
+    @property
+    def direct_answer(self) -> str | None:
+        """The quote's own words that answer, when the model chose them and they
+        stand on their own (see ``reader.answer.spans``)."""
+        if self.verified and self.grounded and self.answer_span is not None:
+            return self.answer_span.text
+        return None
 
     def to_json(self) -> dict[str, object]:
         check = self.verification
@@ -140,6 +176,8 @@ class CheckedClaim:
             "reanchored": self.reanchored,
             "cited_quote": self.cited_quote,
             "origin": "evidence" if self.from_evidence else "model",
+            "answer_span": self.answer_span.to_json() if self.answer_span is not None else None,
+            "direct_answer": self.direct_answer,
         }
 
 
@@ -328,4 +366,14 @@ def _checked_claim_from_json(item: dict[str, Any]) -> CheckedClaim:
         grounding=grounding,
         from_evidence=item.get("origin") == "evidence",
         cited_quote=item.get("cited_quote"),
+        answer_span=_answer_span_from_json(item.get("answer_span")),
+    )
+
+
+def _answer_span_from_json(item: object) -> AnswerSpan | None:
+    if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+        return None
+    in_quote = item.get("in_quote") or [0, 0]
+    return AnswerSpan(
+        item["text"], (int(in_quote[0]), int(in_quote[1])), item.get("start"), item.get("end")
     )

@@ -90,7 +90,7 @@ def one_line(text: str, limit: int | None = None) -> str:
 _TERMINAL_MARKER = re.compile(r"\[(?=\d|\Z)")
 # How reader's own lines in ``reader ask`` output begin, besides a marker.
 _TERMINAL_LINE_START = re.compile(
-    r"(?:- |\(no answer\)|verification:|note:|not verified|unsupported)", re.IGNORECASE
+    r"(?:- |\(no answer\)|answer:|verification:|note:|not verified|unsupported)", re.IGNORECASE
 )
 
 

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QTextBrowser, QToolTip
 
-from reader.answer.render import claim_numbers, prose_pieces
+from reader.answer.render import claim_numbers, leading_answer, prose_pieces
 from reader.records import Answer, CheckedClaim
 from reader.text.escaping import html_text, one_line
 
@@ -35,15 +35,22 @@ def answer_html(
     marked: set[int] = set()
     parts = []
     for piece in prose_pieces(answer):
-        text = html.escape(piece.text)
         if piece.claim is None:
-            parts.append(text)
+            parts.append(html.escape(piece.text))
         else:
             marked.add(piece.claim)
+            text = _with_direct_answer(answer.claims[piece.claim], piece.text)
             parts.append(_marked(answer, piece.claim, numbers[piece.claim], text, tint))
     body = "".join(parts) or "<i>No answer.</i>"
 
-    out = [f"<p>{body}</p>"]
+    out = []
+    lead = leading_answer(answer)
+    if lead is not None:
+        # The answer first: the quote's own words that answer, linked to their sentence.
+        index, words = lead
+        link = _marker_link(answer, index, numbers[index])
+        out.append(f"<p><b>Answer:</b> <b>{html_text(words)}</b>{link}</p>")
+    out.append(f"<p>{body}</p>")
     verified = [(i, item) for i, item in enumerate(answer.claims) if item.verified]
     if verified:
         out.append("<p><b>Sources</b></p>")
@@ -84,6 +91,20 @@ def answer_html(
     return "\n".join(out)
 
 
+def _with_direct_answer(item: CheckedClaim, shown: str) -> str:
+    """The escaped words shown for a claim, its direct answer in bold where it has one
+    (``shown`` is the one-line quote, which the span's offsets index)."""
+    span = item.answer_span
+    if item.direct_answer is None or span is None or shown != one_line(item.shown_text):
+        return html.escape(shown)
+    start, end = span.in_quote
+    return (
+        html.escape(shown[:start])
+        + f"<b>{html.escape(shown[start:end])}</b>"
+        + html.escape(shown[end:])
+    )
+
+
 def _source_line(item: CheckedClaim, titles: dict[str, str] | None) -> str:
     """Document, page and status; the quote only when the prose does not already show
     it word for word as the claim's text."""
@@ -98,7 +119,9 @@ def _source_line(item: CheckedClaim, titles: dict[str, str] | None) -> str:
         status += "; evidence"
     if item.reanchored:
         status += "; linked to the sentence that says it"
-    if not item.grounded:
+    if item.answer_span is not None and not item.grounded and item.grounding is not None:
+        status += f"; no direct answer: {html_text(item.grounding.reason)}"
+    elif not item.grounded:
         status += "; the claim was not grounded in this quote, so the quote is shown"
     line = f"{where} ({status})"
     if one_line(item.shown_text) != one_line(item.claim.quote):

@@ -9,7 +9,15 @@ import pytest
 from reader.answer.backends import REPEAT_PENALTY, InProcessBackend
 from reader.answer.lazy_grammar import LazyGrammarSampler
 from reader.answer.models import embedded_model_path
-from reader.answer.prompting import CONSTRAINED, Passage, build_messages, constrained_grammar
+from reader.answer.parsing import parse_output
+from reader.answer.prompting import (
+    CONSTRAINED,
+    Passage,
+    build_messages,
+    constrained_grammar,
+    run_rules,
+)
+from reader.answer.spans import NOT_ANSWERED_TEXT, find_run
 from reader.records import Chunk
 
 SENTENCES = [
@@ -88,3 +96,32 @@ def test_the_grammar_is_asked_about_all_tokens_only_when_it_refuses_the_best(llm
     generate(llm, messages, constrained_grammar(PASSAGES), lazy=True)
     single = sizes.count(1)
     assert single > 0 and sizes.count(llm.n_vocab()) < single / 2
+
+
+def _is_run_or_decline(text: str, quote: str) -> bool:
+    return text == NOT_ANSWERED_TEXT or find_run(text, quote) is not None
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_a_claims_text_under_the_grammar_is_its_quotes_own_words(llm, question):
+    messages = build_messages(question, PASSAGES, CONSTRAINED)
+    reply = parse_output(generate(llm, messages, constrained_grammar(PASSAGES), lazy=True))
+    assert reply.claims
+    for claim in reply.claims:
+        assert claim.quote in SENTENCES
+        assert _is_run_or_decline(claim.text, claim.quote), claim
+
+
+def test_words_the_model_is_told_to_write_get_through_only_as_the_quotes(llm):
+    # Told to write a sentence of its own, the model can still only choose words of
+    # the quote it named, in the quote's order, or decline.
+    quote = SENTENCES[0]
+    grammar = 'root ::= "\\"" run0 "\\""\n' + "\n".join(run_rules("run0", quote))
+    for request in [
+        "Write: The Treaty of Westphalia was never signed by anyone.",
+        "Write: 1648 was the year the Congress of Vienna met.",
+        f"Copy the words 'signed in 1648' from this sentence: {quote}",
+    ]:
+        text = generate(llm, [{"role": "user", "content": request}], grammar, lazy=True)
+        assert text.startswith('"') and text.endswith('"')
+        assert _is_run_or_decline(text[1:-1], quote), text

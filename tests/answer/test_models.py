@@ -16,6 +16,7 @@ import reader
 from reader.answer import Answerer
 from reader.answer.models import embedded_model_path, resolve_model
 from reader.answer.setup import make_backend
+from reader.answer.spans import NOT_ANSWERED_TEXT, find_run
 from reader.text.normalize import normalize_key
 from tests.answer.conftest import TREATY
 
@@ -56,6 +57,17 @@ def linked_claims_hold_their_quotes(answer, library):
         span = text[check.start : check.end]
         if check.status == "exact":
             assert normalize_key(span) == normalize_key(item.claim.quote)
+        chosen = item.answer_span
+        if answer.mode == "constrained" and not item.from_evidence:
+            # Every linked word is the source's: the claim's text is a run of its
+            # quote's words (or the words saying the passages do not answer), and
+            # what is shown is the quote itself.
+            assert item.claim.text == NOT_ANSWERED_TEXT or chosen is not None, item.claim
+            assert item.shown_text.strip("\u201c\u201d") == " ".join(item.claim.quote.split())
+        if chosen is not None:
+            assert find_run(chosen.text, item.claim.quote) is not None
+            if chosen.start is not None:
+                assert " ".join(text[chosen.start : chosen.end].split()) == chosen.text
 
 
 @pytest.mark.parametrize("mode", ["constrained", "free"])

@@ -369,3 +369,75 @@ def test_a_question_naming_what_no_passage_mentions_is_answered_not_found(treaty
         "Which treaty did Napoleon sign at the Congress of Vienna?", [doc_id]
     )
     assert answer.not_found is None and answer.claims
+
+
+def evidence_alias(library, doc_id: str, question: str, sentence: str) -> str:
+    """The alias constrained quoting gives ``sentence`` among the evidence offered."""
+    probe = ScriptedBackend().enqueue('{"claims": [], "unsupported": []}')
+    Answerer(library, probe, mode="constrained", record=False).ask(question, [doc_id])
+    offered = probe.requests[0]["messages"][-1]["content"]
+    return next(
+        line.split("]")[0].lstrip("[")
+        for line in offered.splitlines()
+        if line.startswith("[c") and line.endswith(sentence)
+    )
+
+
+def constrained_reply(alias: str, quote: str, text: str) -> str:
+    claim = {"source_id": alias, "quote": quote, "text": text}
+    return json.dumps({"claims": [claim], "unsupported": []})
+
+
+SIGNED = "The Treaty of Westphalia was signed in 1648."
+
+
+def test_constrained_words_chosen_from_the_quote_are_the_direct_answer_inside_it(treaty, backend):
+    library, doc_id = treaty
+    alias = evidence_alias(library, doc_id, QUESTION, SIGNED)
+    backend.enqueue(constrained_reply(alias, SIGNED, "1648"))
+    answer = Answerer(library, backend, mode="constrained").ask(QUESTION, [doc_id])
+    [claim] = model_claims(answer)
+    assert claim.verified and claim.grounded
+    # What carries the marker is the source's sentence; the chosen words are in it.
+    assert claim.shown_text == SIGNED and claim.direct_answer == "1648"
+    span = claim.answer_span
+    text = library.document(doc_id).text
+    assert span is not None and SIGNED[span.in_quote[0] : span.in_quote[1]] == "1648"
+    assert text[span.start : span.end] == "1648"
+    assert claim.verification.start <= span.start < span.end <= claim.verification.end
+    # Neither judged nor moved: the words are the quote's own.
+    assert claim.grounding.judged is None and not claim.reanchored
+    data = answer.to_json()["claims"][0]
+    assert data["direct_answer"] == "1648"
+    at = SIGNED.index("1648")
+    assert data["answer_span"] == {"text": "1648", "in_quote": [at, at + 4], **_at(span)}
+    # The answer read back from the history keeps its direct answer.
+    [stored] = library.store.answers(doc_id)
+    assert model_claims(stored)[0].answer_span == span
+
+
+def _at(span) -> dict[str, int]:
+    return {"start": span.start, "end": span.end}
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("signed in 1649", "not a run of the quote's own words"),  # a word it does not say
+        ("Treaty of Westphalia", "nothing the question does not"),  # the question's words
+    ],
+)
+def test_chosen_words_that_are_no_answer_leave_the_sentence_linked_without_one(
+    treaty, backend, text, reason
+):
+    # A server that takes no grammar may write anything: the same check, after the fact.
+    library, doc_id = treaty
+    alias = evidence_alias(library, doc_id, QUESTION, SIGNED)
+    backend.enqueue(constrained_reply(alias, SIGNED, text))
+    answer = Answerer(library, backend, mode="constrained").ask(QUESTION, [doc_id])
+    [claim] = model_claims(answer)
+    assert claim.verified and not claim.grounded and reason in claim.grounding.reason
+    assert claim.direct_answer is None
+    # Shown is the quote, as a quote, never the model's words beside a marker.
+    assert claim.shown_text == f"\u201c{SIGNED}\u201d"
+    assert text not in answer.answer.replace(SIGNED, "")

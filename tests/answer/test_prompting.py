@@ -118,7 +118,8 @@ def test_known_quotes_give_the_rest_of_a_named_passage_and_the_grammar_after_it(
     # The quote as JSON writes it (escaped), then the key of the claim's own text.
     assert rest.endswith('", "text": "')
     assert parse_output(opening + rest + 'Rates rose."}]}').claims[0].quote == passages[0].text
-    assert grammar.startswith("root ::= claimtext")
+    # What follows is the claim's text: a run of the named passage's own words.
+    assert grammar.startswith("root ::= run0 ")
     # Whatever of the quote the model already wrote is not given twice.
     assert known.after(opening + rest[:5]) == (rest[5:], grammar)
     # Not inside a quote: nothing is known.
@@ -129,5 +130,5 @@ def test_known_quotes_give_the_rest_of_a_named_passage_and_the_grammar_after_it(
     # After the last claim there may be, the grammar allows no other.
     second = opening + rest + 'Rates rose."}, {"source_id": "c1", ' + quoted
     _, last = known.after(second)
-    last_claim = 'root ::= claimtext "\\"}" "]" ", \\"unsupported\\": " unsupported "}"'
+    last_claim = 'root ::= run0 "\\"}" "]" ", \\"unsupported\\": " unsupported "}"'
     assert last.splitlines()[0] == last_claim

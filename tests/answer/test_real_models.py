@@ -49,7 +49,7 @@ def kids_book(tmp_path_factory):
         yield library, doc_id
 
 
-def test_the_model_states_the_answer_in_its_own_linked_words(qwen_1_5b, kids_book):
+def test_the_model_chooses_the_answer_from_its_linked_sentence(qwen_1_5b, kids_book):
     library, doc_id = kids_book
     answerer = Answerer(library, qwen_1_5b, record=False)
     assert answerer.mode == "constrained"  # auto lets a real model speak
@@ -60,12 +60,17 @@ def test_the_model_states_the_answer_in_its_own_linked_words(qwen_1_5b, kids_boo
     made = [c for c in answer.claims if not c.from_evidence]
     linked = [c for c in made if c.grounded]
     assert linked, [(c.claim.text, c.grounding) for c in made]
-    assert any("198" in c.shown_text for c in linked)
+    # The answer is words of the sentence linked, chosen by the model; the sentence
+    # is what is shown, the words in it as the direct answer.
+    assert any("198" in (c.direct_answer or "") for c in linked), [c.claim for c in linked]
     text = library.document(doc_id).text
     for item in linked:
         span = text[item.verification.start : item.verification.end]
         assert normalize_key(span) == normalize_key(item.claim.quote)
-        assert item.shown_text == item.claim.text
+        assert item.shown_text == " ".join(item.claim.quote.split())
+        chosen = item.answer_span
+        assert chosen is not None and chosen.text in item.shown_text
+        assert " ".join(text[chosen.start : chosen.end].split()) == chosen.text
     assert answer.metrics.model_claims == len(made)
     assert answer.metrics.model_supported == len(linked)
 

@@ -53,3 +53,37 @@ def test_a_quote_copied_from_the_terminal_verifies(library, make_file):
     assert "\\[2019]13" in copied
     verifier = library.verifier(doc_id)
     assert verifier.verify(copied).status == "exact"
+
+
+def chosen_answer(library, make_file, chosen: str):
+    """The 1709 question answered in constrained mode by a model that chose ``chosen``
+    from the sentence about the ships."""
+    from reader.answer import ScriptedBackend
+    from tests.answer.test_pipeline import constrained_reply, evidence_alias
+
+    doc_id = library.ingest(make_file("harbour.txt", HARBOUR.encode())).doc_id
+    question = "How long did the ships stay in port in 1709?"
+    sentence = "The harbour froze in the winter of 1709 and the ships stayed in port for six weeks."
+    alias = evidence_alias(library, doc_id, question, sentence)
+    backend = ScriptedBackend().enqueue(constrained_reply(alias, sentence, chosen))
+    answer = Answerer(library, backend, mode="constrained").ask(question, [doc_id])
+    return answer, library.store.titles([doc_id]), sentence
+
+
+def test_the_answer_leads_with_the_words_chosen_from_the_source(library, make_file):
+    answer, titles, sentence = chosen_answer(library, make_file, "six weeks")
+    text = render_text(answer, titles)
+    assert text.startswith("Answer: six weeks [1]\n\n")
+    assert f'[1] p.1: "{sentence}"' in text
+    markdown = render_markdown(answer, titles)
+    assert "**Answer:** six weeks[^1]\n" in markdown
+    assert markdown.index("**Answer:**") < markdown.index(sentence)
+
+
+def test_words_that_are_no_direct_answer_are_not_led_with_and_say_why(library, make_file):
+    answer, titles, sentence = chosen_answer(library, make_file, "ships stayed in port")
+    text = render_text(answer, titles)
+    assert not text.startswith("Answer:")
+    assert "no direct answer: the words chosen say nothing the question does not" in text
+    assert f"\u201c{sentence}\u201d" in text
+    assert "**Answer:**" not in render_markdown(answer, titles)

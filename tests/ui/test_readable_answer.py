@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from PySide6.QtCore import Qt
 from reader.records import (
     Answer,
     AnswerMetrics,
+    AnswerSpan,
     CheckedClaim,
     Claim,
     Grounding,
@@ -165,3 +167,49 @@ def test_reader_shot_prints_no_qt_warning(tmp_path: Path):
     assert completed.returncode == 0, completed.stderr
     assert "propagateSizeHints" not in completed.stderr
     assert completed.stderr.strip() == ""
+
+
+def chosen_claim(chosen: str, grounding: Grounding) -> CheckedClaim:
+    start = VERIFIED_WORDS.index(chosen)
+    return replace(
+        checked(chosen, VERIFIED_WORDS),
+        grounding=grounding,
+        answer_span=AnswerSpan(chosen, (start, start + len(chosen)), start, start + len(chosen)),
+    )
+
+
+def test_the_answer_leads_with_the_chosen_words_bold_inside_their_linked_sentence(qtbot):
+    claim = chosen_claim("doubled", Grounding(True, "the quote's own words, chosen whole"))
+    answer = Answer(
+        "What did the price of grain do?",
+        VERIFIED_WORDS,
+        [claim],
+        [],
+        "scripted",
+        "constrained",
+        ["doc"],
+        AnswerMetrics(claims=1),
+    )
+    html = answer_html(answer, {"doc": "Grain prices"})
+    lead, rest = html.split("\n", 1)
+    assert lead.startswith("<p><b>Answer:</b> <b>doubled</b>") and 'href="claim:0"' in lead
+    # The sentence that says it, with the words in bold, is what the prose shows.
+    assert "The price of grain <b>doubled</b> in 1710." in rest
+    view = AnswerView()
+    qtbot.addWidget(view)
+    view.show_answer(answer, {"doc": "Grain prices"})
+    assert view.toPlainText().startswith("Answer: doubled")
+    anchors, _ = anchors_and_images(view.document())
+    assert {text for _, text in anchors} == {"1"}
+
+
+def test_words_that_are_no_direct_answer_are_not_led_with():
+    reason = 'its sentence says only that it "may" be so'
+    claim = chosen_claim("doubled", Grounding(False, reason))
+    answer = Answer(
+        "When?", VERIFIED_WORDS, [claim], [], "scripted", "constrained", ["doc"], AnswerMetrics()
+    )
+    html = answer_html(answer, {"doc": "Grain prices"})
+    assert "<b>Answer:</b>" not in html and "<b>doubled</b>" not in html
+    sources = html.split("<b>Sources</b>", 1)[1]
+    assert "no direct answer: its sentence says only that it" in sources and "may" in sources
