@@ -87,7 +87,9 @@ def build_messages(question: str, passages: Sequence[Passage], mode: str) -> lis
             'each with "source_id" (the label of the passage that answers the question, such '
             'as c1), "quote" (that passage, copied) and "text" (the words of that passage '
             "that answer the question, copied: as few as answer it, such as a name, a "
-            "number or a phrase)."
+            'number or a phrase, not the whole passage). For example, asked "When did the '
+            'bridge open?" of the passage "The bridge opened to traffic in May 1932, after '
+            'four years of work.", the text is "May 1932".'
         )
     else:
         shape = (

@@ -119,33 +119,80 @@ def _clause(tokens: list[str], run: Run) -> tuple[list[str], list[str]]:
 
 # Conditions that reach across a comma: "If the appeal fails, the fee is $5,000".
 _SENTENCE_CONDITIONS = frozenset(["if", "unless", "provided", "providing", "assuming"])
+# A sentence ends at a mark that ends one, before a word that starts one.
+_SENTENCE_END = re.compile(r"[.!?][\"'\u2019\u201d)\]]*$")
+_SENTENCE_START = re.compile(r"^[\"'\u2018\u201c(\[]*[A-Z0-9\u2022]")
 
 
-def narrowed(run_text: str, quote: str, run: Run) -> str | None:
-    """Why the run, taken out of its sentence, says more than the sentence, or None."""
+def _sentence_of(tokens: list[str], run: Run) -> tuple[int, int]:
+    """The first and last token of the sentence the run lies in: a quote may hold
+    two, and what the other one says does not bear on the run."""
+    first = run.first
+    while first > 0 and not (
+        _SENTENCE_END.search(tokens[first - 1]) and _SENTENCE_START.match(tokens[first])
+    ):
+        first -= 1
+    last = run.last
+    while last < len(tokens) - 1 and not (
+        _SENTENCE_END.search(tokens[last]) and _SENTENCE_START.match(tokens[last + 1])
+    ):
+        last += 1
+    return first, last
+
+
+def _asked_under(question: str) -> set[str]:
+    """The kinds of narrowing the question itself asks under: asked what someone
+    thought, "believed" does not narrow the answer; asked what may be done, "may"
+    does not; asked roughly how much, "about" does not."""
+    asked = {_bare(token) for token in question.split()}
+    kinds = set()
+    if asked & NEGATIONS or any(_NEGATED_VERB.search(word) for word in asked):
+        kinds.add("negation")
+    # Not "when": a question asks with it.
+    if asked & (_SENTENCE_CONDITIONS | {"whenever"}):
+        kinds.add("condition")
+    if asked & (MODALS | {"can", "should", "would", "must"}):
+        kinds.add("modal")
+    if asked & (REPORTING_VERBS | ATTRIBUTIONS):
+        kinds.add("report")
+    if asked & set(QUALIFIER_FAMILY):
+        kinds.add("qualifier")
+    if asked & (APPROXIMATIONS | {"roughly", "approximately"}):
+        kinds.add("approximation")
+    return kinds
+
+
+def narrowed(run_text: str, quote: str, run: Run, question: str = "") -> str | None:
+    """Why the run, taken out of its sentence, says more than the sentence, or None.
+    A kind of narrowing the question asks under (``_asked_under``) is not one."""
     tokens = quote.split()
-    before, after = _clause(tokens, run)
-    outside = [_bare(t) for t in tokens[: run.first] + tokens[run.last + 1 :]]
-    for word in before + after:
-        if word in NEGATIONS or _NEGATED_VERB.search(word):
-            return f'its sentence says "{word}" of it'
+    first, last = _sentence_of(tokens, run)
+    before, after = _clause(tokens[: last + 1], run)
+    before = before[max(0, len(before) - (run.first - first)) :]
+    outside = [_bare(t) for t in tokens[first : run.first] + tokens[run.last + 1 : last + 1]]
+    asked = _asked_under(question)
+    if "negation" not in asked:
+        for word in before + after:
+            if word in NEGATIONS or _NEGATED_VERB.search(word):
+                return f'its sentence says "{word}" of it'
     for word in outside:
-        if word in _SENTENCE_CONDITIONS:
+        if word in _SENTENCE_CONDITIONS and "condition" not in asked:
             return f'its sentence puts it under a condition ("{word}")'
-        if word in ATTRIBUTIONS:
+        if word in ATTRIBUTIONS and "report" not in asked:
             return f'its sentence reports it as someone\'s ("{word}")'
     for word in before:
-        if word in CONDITIONS:
+        if word in CONDITIONS and "condition" not in asked:
             return f'its sentence puts it under a condition ("{word}")'
-        if word in MODALS:
+        if word in MODALS and "modal" not in asked:
             return f'its sentence says only that it "{word}" be so'
-        if word in REPORTING_VERBS:
+        if word in REPORTING_VERBS and "report" not in asked:
             return f'its sentence reports it as someone\'s ("{word}")'
-        if word in QUALIFIER_FAMILY:
+        if word in QUALIFIER_FAMILY and "qualifier" not in asked:
             return f'its sentence qualifies it ("{word}")'
-    for word in before[-2:]:
-        if word in APPROXIMATIONS:
-            return f'its sentence gives it as an approximation ("{word}")'
+    if "approximation" not in asked:
+        for word in before[-2:]:
+            if word in APPROXIMATIONS:
+                return f'its sentence gives it as an approximation ("{word}")'
     return None
 
 
@@ -164,7 +211,7 @@ def span_grounding(text: str, quote: str, question: str) -> tuple[Grounding, Run
         return Grounding(False, "the words chosen are not a run of the quote's own words"), None
     if states_nothing(text, question):
         return Grounding(False, "the words chosen say nothing the question does not"), run
-    why = narrowed(text, quote, run)
+    why = narrowed(text, quote, run, question)
     if why is not None:
         return Grounding(False, why), run
     return Grounding(True, "the quote's own words, chosen whole"), run

@@ -38,6 +38,11 @@ history are not touched). Figures, per run:
   the first 4 / 10 retrieved chunks;
 - seconds: median and 90th percentile of the whole answer, median of the
   first verified evidence.
+
+``--details`` adds, per answerable question, where the gold evidence ranked:
+its chunk among those retrieved (``gold_chunk_rank``) and its first sentence
+among the evidence candidates (``gold_evidence_rank``, 0 = the first offered
+to a model; ``None`` when not in the first ``EVIDENCE_RANKS``).
 """
 
 from __future__ import annotations
@@ -57,6 +62,8 @@ from reader.answer.judge import SupportJudge
 from reader.answer.pipeline import Answerer
 from reader.errors import ReaderError
 from reader.library.library import Library
+from reader.records import Chunk
+from reader.retrieve.evidence import choose_evidence
 from reader.text.normalize import normalize_key
 from reader.text.words import STOPWORDS, stem, words
 from reader.verify.grounding import NEGATIONS, check_grounding
@@ -78,6 +85,8 @@ class EvalItem:
 
 # A direct answer this short reads as an answer, not a passage.
 SHORT_ANSWER_WORDS = 12
+# How far down the evidence candidates the details look for the gold sentence.
+EVIDENCE_RANKS = 40
 
 
 def load_items(path: Path) -> list[EvalItem]:
@@ -253,6 +262,9 @@ def evaluate(
                     if any(_overlaps((c.start, c.end), g) for g in gold)
                 ]
                 row["gold_chunk_rank"] = ranks[0] if ranks else None
+                row["gold_evidence_rank"] = _gold_evidence_rank(
+                    library, item.question, chunks, gold
+                )
                 at_4 += bool(ranks) and ranks[0] < 4
                 at_10 += bool(ranks) and ranks[0] < 10
             else:
@@ -432,3 +444,16 @@ def evaluate_support(
         "by_model": {model: figures(counts) for model, counts in sorted(per_model.items())},
         "ms_per_claim": round(1000 * elapsed / len(labelled), 3),
     }
+
+
+def _gold_evidence_rank(
+    library: Library, question: str, chunks: list[Chunk], gold: list[tuple[int, int]]
+) -> int | None:
+    """Where the first sentence on the gold evidence ranks among the evidence
+    candidates (0 = the first offered to a model), within ``EVIDENCE_RANKS``."""
+    candidates = choose_evidence(question, chunks, library.term_rarity, limit=EVIDENCE_RANKS)
+    for rank, item in enumerate(candidates):
+        start = item.chunk.start + item.start
+        if any(_overlaps((start, item.chunk.start + item.end), g) for g in gold):
+            return rank
+    return None

@@ -227,6 +227,11 @@ def test_eval_on_a_long_document_question_file(tmp_path):
     rows_written = [json.loads(line) for line in details.read_text().splitlines()]
     assert [r["id"] for r in rows_written] == ["t1", "t2", "u1"]
     assert rows_written[2]["not_found"]
+    # Where the gold evidence ranked: its chunk, and its sentence among the candidates.
+    for row in rows_written[:2]:
+        assert row["gold_chunk_rank"] is not None and row["gold_evidence_rank"] is not None
+        assert row["gold_evidence_rank"] >= 0
+    assert "gold_evidence_rank" not in rows_written[2]
     # Evidence alone: no model was asked, so no tokens and no first token.
     assert {(r["prompt_tokens"], r["completion_tokens"]) for r in rows_written} == {(0, 0)}
     assert {r["first_token_seconds"] for r in rows_written} == {None}

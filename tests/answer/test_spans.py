@@ -103,3 +103,38 @@ def test_a_fragment_of_the_questions_own_words_states_nothing():
     assert "nothing the question does not" in grounding.reason
     # A number is never nothing, even where the question names it.
     assert not states_nothing("1648", "Was it signed in 1648?")
+
+
+def test_only_the_runs_own_sentence_bears_on_it_when_a_quote_holds_two():
+    quote = "If the response is old, the cache SHOULD warn. A typical fee is $5,000."
+    grounding, _ = span_grounding("$5,000", quote, "What is a typical fee?")
+    assert grounding.grounded, grounding.reason
+    grounding, _ = span_grounding("the cache SHOULD warn", quote, "What should the cache do?")
+    assert not grounding.grounded and "condition" in grounding.reason
+
+
+@pytest.mark.parametrize(
+    ("question", "quote", "chosen"),
+    [
+        (
+            "How much did Colonel Forster think was needed?",
+            "Colonel Forster believed that more than a thousand pounds would be necessary.",
+            "more than a thousand pounds",
+        ),
+        ("Roughly how many ships waited?", "About forty ships waited.", "forty ships"),
+        ("Which clients may not keep a connection?", "Old clients may not keep one.", "Old"),
+    ],
+)
+def test_a_narrowing_the_question_asks_under_is_no_narrowing(question, quote, chosen):
+    grounding, _ = span_grounding(chosen, quote, question)
+    assert grounding.grounded, grounding.reason
+    # Asked for the fact, the same words are narrowed.
+    plain = question.replace(" think", "").replace("Roughly how", "How").replace(" not", "")
+    plain = plain.replace(" may", "")
+    assert not span_grounding(chosen, quote, plain)[0].grounded
+
+
+def test_a_question_asked_with_when_puts_nothing_under_a_condition():
+    quote = "If the court sat, the fee was $5,000."
+    assert not span_grounding("$5,000", quote, "When was the fee paid?")[0].grounded
+    assert span_grounding("$5,000", quote, "What was the fee if the court sat?")[0].grounded
