@@ -253,7 +253,12 @@ def test_the_embedded_path_on_a_long_corpus_report(tmp_path):
         assert 0 < answer.metrics.completion_tokens < MAX_TOKENS["constrained"]
         assert answer.metrics.first_evidence_seconds is not None
         linked_claims_hold_their_quotes(answer, library)
-        assert any(c.verified for c in answer.claims)
+        # The small model may choose words of a sentence, or decline: then the answer
+        # is "not found", with the closest passages listed as such, never as claims.
+        if answer.declined_by_model:
+            assert answer.claims == [] and answer.not_found and answer.closest
+        else:
+            assert any(c.verified for c in answer.claims)
         for item in answer.claims:
             if item.verified and not item.grounded:
                 # never beside the model's own words: the quote is what is shown
