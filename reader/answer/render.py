@@ -82,18 +82,11 @@ def _marked_prose(answer: Answer, escape: Callable[[str], str], marker: str) -> 
     return "".join(parts)
 
 
-def direct_answer(answer: Answer) -> tuple[int, str] | None:
-    """The first claim's words a model chose from its quote as the answer, where they
-    stand on their own: (the claim's index, the words). See ``reader.answer.spans``."""
-    for index, item in enumerate(answer.claims):
-        if item.direct_answer:
-            return index, item.direct_answer
-    return None
-
-
 def leading_answer(answer: Answer) -> tuple[int, str] | None:
-    """The direct answer worth a line of its own before the prose: not when it is
-    its whole sentence, which the prose shows already."""
+    """The first claim's direct answer (words a model chose from its quote, standing
+    on their own: ``reader.answer.spans``) worth a line of its own before the
+    prose: (the claim's index, the words). Not one that is its whole sentence,
+    which the prose shows already."""
     for index, item in enumerate(answer.claims):
         words = item.direct_answer
         if words and one_line(words) != one_line(item.shown_text):

@@ -162,13 +162,13 @@ def _asked_under(question: str) -> set[str]:
     return kinds
 
 
-def narrowed(run_text: str, quote: str, run: Run, question: str = "") -> str | None:
+def narrowed(quote: str, run: Run, question: str = "") -> str | None:
     """Why the run, taken out of its sentence, says more than the sentence, or None.
     A kind of narrowing the question asks under (``_asked_under``) is not one."""
     tokens = quote.split()
     first, last = _sentence_of(tokens, run)
-    before, after = _clause(tokens[: last + 1], run)
-    before = before[max(0, len(before) - (run.first - first)) :]
+    # A clause never reaches past its sentence: a sentence's end ends a clause too.
+    before, after = _clause(tokens, run)
     outside = [_bare(t) for t in tokens[first : run.first] + tokens[run.last + 1 : last + 1]]
     asked = _asked_under(question)
     if "negation" not in asked:
@@ -211,7 +211,7 @@ def span_grounding(text: str, quote: str, question: str) -> tuple[Grounding, Run
         return Grounding(False, "the words chosen are not a run of the quote's own words"), None
     if states_nothing(text, question):
         return Grounding(False, "the words chosen say nothing the question does not"), run
-    why = narrowed(text, quote, run, question)
+    why = narrowed(quote, run, question)
     if why is not None:
         return Grounding(False, why), run
     return Grounding(True, "the quote's own words, chosen whole"), run

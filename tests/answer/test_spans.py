@@ -74,7 +74,7 @@ def test_a_run_its_sentence_narrows_is_no_direct_answer(quote, chosen, kind):
     grounding, run = span_grounding(chosen, quote, "How much was the fee?")
     assert run is not None, "the words are the quote's own"
     assert not grounding.grounded
-    why = narrowed(chosen, quote, run)
+    why = narrowed(quote, run)
     assert why is not None and kind in why
 
 
