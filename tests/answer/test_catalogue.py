@@ -157,7 +157,7 @@ def test_models_lists_what_is_installed_and_what_can_be(reader_home):
     for model in CATALOGUE:
         line = next(line for line in listed.stdout.splitlines() if f"  {model.name}  " in line)
         assert f"{model.size / 1e9:.1f} GB" in line and model.licence in line
-        assert "own linked words" in line
+        assert "from a linked sentence" in line
         hint = f"reader models install {model.name}"
         assert hint in listed.stdout
     requirements = reader_cli("models", "requirements", "qwen2.5-coder-0.5b")
@@ -233,7 +233,7 @@ def test_the_readme_and_reader_models_give_the_same_figure_for_the_installers_mo
     from tests.conftest import PROJECT_ROOT
 
     readme = " ".join((PROJECT_ROOT / "README.md").read_text(encoding="utf-8").split())
-    said = re.search(r"checked against its quote, for (\d+)% of the answerable questions", readme)
+    said = re.search(r"from a linked sentence for (\d+)% of the answerable questions", readme)
     assert said, "the README no longer says how often the installer's model states the answer"
     assert f"for {said.group(1)}% of the answerable questions" in (
         catalogue_model(INSTALLER_MODEL).measured
