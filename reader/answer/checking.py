@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from reader.answer.hygiene import strip_meta
 from reader.answer.judge import SupportJudge
-from reader.answer.spans import Run, one_line, span_grounding
+from reader.answer.spans import Run, folded, span_grounding
 from reader.errors import ChunkNotFoundError
 from reader.records import AnswerSpan, CheckedClaim, Chunk, Claim, Verification
 from reader.retrieve.evidence import Evidence
@@ -172,7 +172,7 @@ class ClaimChecker:
 def _placed(claim: Claim, run: Run, verification: Verification, chunk: Chunk) -> AnswerSpan:
     """The chosen words, placed in the one-line quote and, where the quote's words
     can be followed through the chunk's text, in the document."""
-    text = one_line(claim.quote)[run.start : run.end]
+    text = folded(claim.quote)[run.start : run.end]
     start = end = None
     if verification.start is not None and verification.end is not None:
         begin = verification.start - chunk.start

@@ -10,12 +10,14 @@ the direct answer inside it; so every linked word is the source's, by
 construction, whatever the model meant.
 
 Cutting a run out of a sentence can still change what it says on its own.
-Those ways can be listed, and each is checked here, on the sentence around the
-run (within its clause): a negation the run leaves out ("did not award
+Those ways can be listed, and each is checked here, on the run's own sentence
+of its quote (most within the run's clause): a negation the run leaves out ("did not award
 $5,000"), a condition ("if the appeal fails, ... $5,000"), a possibility
 ("could reach $5,000"), a report or belief ("critics said ... $5,000"), a
 qualifier ("most", "some", "about $5,000"), and a run that states nothing the
-question does not (its words are the question's, or only small words). A run
+question does not (its words are the question's, or only small words). A
+narrowing the question itself asks under is none ("What did he think ...?"
+keeps "believed"). A run
 that fails one is still linked, but as its whole sentence, with no direct
 answer of its own (``CheckedClaim.shown_text``). A server that takes no
 grammar gets the same checks after the fact: a text that is not a run of its
@@ -40,7 +42,7 @@ from reader.verify.narrowing import (
 NOT_ANSWERED_TEXT = "The passages do not say."
 
 # Possibility and hedges: "could reach $5,000" is not "$5,000". Not "would": in
-# narrative and reported speech it states ("told it would cost him $250,000").
+# narrative it states ("the fight would cost him $250,000").
 MODALS = frozenset(["may", "might", "could", "perhaps", "possibly", "probably"])
 # Approximation right before the run: "about $5,000" is not "$5,000".
 APPROXIMATIONS = frozenset(
@@ -65,7 +67,10 @@ class Run:
     end: int
 
 
-def one_line(text: str) -> str:
+def folded(text: str) -> str:
+    """``text`` on one line, each run of whitespace one space: the quote as
+    ``CheckedClaim.shown_text`` shows it, which ``Run`` offsets index. Not
+    ``reader.text.escaping.one_line``, whose cleaning would move them."""
     return " ".join(text.split())
 
 
