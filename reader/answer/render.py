@@ -143,8 +143,8 @@ def _status_note(item: CheckedClaim, text: Callable[[str], str]) -> str:
         status += "; evidence"
     elif item.reanchored:
         status += "; linked to the sentence that says it"
-    if item.answer_span is not None and not item.grounded and item.grounding is not None:
-        status += f"; no direct answer: {text(item.grounding.reason)}"
+    if item.why_no_direct_answer is not None:
+        status += f"; no direct answer: {text(item.why_no_direct_answer)}"
     elif not item.grounded:
         status += "; shown as the quote: the claim was not grounded in it"
     return status
@@ -222,8 +222,8 @@ def render_markdown(answer: Answer, titles: dict[str, str] | None = None) -> str
                 status += ", linked to the sentence that says it"
             if item.verification.status == "fuzzy":
                 status += f" (fuzzy: {markdown_inline(item.verification.reason)})"
-            if item.answer_span is not None and not item.grounded and item.grounding is not None:
-                status += f", no direct answer: {markdown_inline(item.grounding.reason)}"
+            if item.why_no_direct_answer is not None:
+                status += f", no direct answer: {markdown_inline(item.why_no_direct_answer)}"
             else:
                 status += ", grounded" if item.grounded else ", not grounded: shown as the quote"
             quote = markdown_inline(item.claim.quote)

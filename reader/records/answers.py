@@ -149,6 +149,14 @@ class CheckedClaim:
             return self.answer_span.text
         return None
 
+    @property
+    def why_no_direct_answer(self) -> str | None:
+        """Why the words the model chose are not shown as the direct answer, when
+        it chose some and they fail a check (``reader.answer.spans``)."""
+        if self.answer_span is not None and not self.grounded and self.grounding is not None:
+            return self.grounding.reason
+        return None
+
     def to_json(self) -> dict[str, object]:
         check = self.verification
         linked = check.verified

@@ -119,8 +119,8 @@ def _source_line(item: CheckedClaim, titles: dict[str, str] | None) -> str:
         status += "; evidence"
     if item.reanchored:
         status += "; linked to the sentence that says it"
-    if item.answer_span is not None and not item.grounded and item.grounding is not None:
-        status += f"; no direct answer: {html_text(item.grounding.reason)}"
+    if item.why_no_direct_answer is not None:
+        status += f"; no direct answer: {html_text(item.why_no_direct_answer)}"
     elif not item.grounded:
         status += "; the claim was not grounded in this quote, so the quote is shown"
     line = f"{where} ({status})"
