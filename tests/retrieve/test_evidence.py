@@ -28,6 +28,13 @@ BOOK = f"{ABOUT}\n\n{FILLER}\n\n{ABOUT}\n\n{FILLER}\n\nThe end of the permission
 QUESTION = "What is a permission culture?"
 
 
+@pytest.fixture
+def by_words_alone(monkeypatch):
+    """The score by words, before meaning reorders the best candidates
+    (tests/retrieve/test_meaning.py covers that step)."""
+    monkeypatch.setattr("reader.retrieve.evidence.MEANING_CANDIDATES", 0)
+
+
 def evidence_in(text: str, question: str) -> list:
     """The evidence for ``question`` from one chunk of ``text``, every word weighing the same."""
     chunk = Chunk("c" * 16, "d", 0, 0, len(text), text)
@@ -134,7 +141,9 @@ WORDY = " ".join(
 )
 
 
-def test_the_sentence_holding_the_kind_of_answer_asked_for_ranks_first(library, make_file):
+def test_the_sentence_holding_the_kind_of_answer_asked_for_ranks_first(
+    library, make_file, by_words_alone
+):
     for index, (question, without, holding) in enumerate(KINDS):
         text = f"{without}\n\n{WORDY}\n\n{holding}\n\n{WORDY}"
         doc_id = library.ingest(make_file(f"kind-{index}.txt", text.encode())).doc_id
@@ -207,7 +216,7 @@ ACRONYMS = [
 
 
 @pytest.mark.parametrize(("question", "other", "holding"), ACRONYMS)
-def test_an_acronym_matches_the_words_it_stands_for(question, other, holding):
+def test_an_acronym_matches_the_words_it_stands_for(question, other, holding, by_words_alone):
     text = f"{other}\n\n{WORDY}\n\n{holding}"
     chunk = Chunk("c" * 16, "d", 0, 0, len(text), text)
     best = choose_evidence(question, [chunk], lambda terms: dict.fromkeys(terms, 1.0))[0]
@@ -248,7 +257,7 @@ FINDING = (
     ("heading", "listed_first"),
     [(("Chapter 2", "References"), FINDING), (("Chapter 2", "Treatment history"), CITED)],
 )
-def test_an_entry_of_a_reference_list_ranks_below_a_finding(heading, listed_first):
+def test_an_entry_of_a_reference_list_ranks_below_a_finding(heading, listed_first, by_words_alone):
     """A cited title holds a question's words as well as a finding does, and says nothing."""
     rarity = lambda terms: dict.fromkeys(terms, 1.0)  # noqa: E731
     citing = Chunk("c" * 16, "d", 0, 0, len(CITED), CITED, heading=heading)
@@ -256,6 +265,17 @@ def test_an_entry_of_a_reference_list_ranks_below_a_finding(heading, listed_firs
     question = "How often did peginterferon plus ribavirin cure chronic infection in children?"
     best = choose_evidence(question, [citing, finding], rarity)[0]
     assert best.text == listed_first
+
+
+@pytest.mark.parametrize(
+    "heading", [("Chapter 2", "References"), ("Chapter 2", "Treatment history")]
+)
+def test_by_words_and_meaning_a_finding_ranks_above_a_cited_title(heading):
+    rarity = lambda terms: dict.fromkeys(terms, 1.0)  # noqa: E731
+    citing = Chunk("c" * 16, "d", 0, 0, len(CITED), CITED, heading=heading)
+    finding = Chunk("f" * 16, "d", 1, 100, 100 + len(FINDING), FINDING, heading=("Chapter 1",))
+    question = "How often did peginterferon plus ribavirin cure chronic infection in children?"
+    assert choose_evidence(question, [citing, finding], rarity)[0].text == FINDING
 
 
 COUNTING = (
