@@ -49,9 +49,6 @@ MAX_LIST_CHARS = 700
 # Fewer of the question's distinct content words than this in the best
 # evidence: the documents do not answer the question.
 MIN_MATCHED_TERMS = 2
-# How much the sentences around a candidate count: the answer often sits
-# beside the sentence that names the topic.
-CONTEXT_WEIGHT = 0.3
 # The best candidates by words that are reordered by meaning as well, and how
 # much a cosine with the question counts beside the score by words (about 1 for
 # a sentence holding every content word). Measured on the sealed set in passages
@@ -327,14 +324,9 @@ def choose_evidence(
                 if not present:
                     continue
                 coverage = sum(weight_of[s] for s in present) / total
-                around = {
-                    s for piece in stems[max(0, index - 2) : last + 3] for s in piece
-                } & weight_of.keys()
-                context = sum(weight_of[s] for s in around) / total
                 adjacent = sum(1 for a, b in pairwise(unit) if (a, b) in pairs)
                 score = (
                     coverage
-                    + CONTEXT_WEIGHT * context
                     + 0.15 * min(adjacent, 3)
                     + 0.2 * in_heading
                     + kind_bonus(kind, text)
