@@ -62,7 +62,7 @@ from reader.answer.judge import SupportJudge
 from reader.answer.pipeline import Answerer
 from reader.errors import ReaderError
 from reader.library.library import Library
-from reader.records import Chunk
+from reader.records import CheckedClaim, Chunk
 from reader.retrieve.evidence import choose_evidence
 from reader.text.normalize import normalize_key
 from reader.text.words import STOPWORDS, stem, words
@@ -178,7 +178,7 @@ def evaluate(
     yielded = hit = stated = model_stated = abstained = false_not_found = at_4 = at_10 = 0
     direct_stated = direct_short = 0
     claims = verified = grounded = 0
-    made = made_supported = reanchored = declined = 0
+    made = made_supported = reanchored = declined = back_matter = 0
     by_kind: dict[str, list[int]] = {}
     with tempfile.TemporaryDirectory() as folder, Library(Path(folder) / "eval.db") as library:
         answerer = Answerer(library, backend, mode=mode, record=False)
@@ -195,6 +195,7 @@ def evaluate(
             if answer.metrics.first_evidence_seconds is not None:
                 first_evidence.append(answer.metrics.first_evidence_seconds)
             linked = [c for c in answer.claims if c.verified and c.verification.start is not None]
+            back_matter += sum(1 for c in linked if _in_back_matter(library, c))
             claims += answer.metrics.claims
             made += answer.metrics.model_claims
             made_supported += answer.metrics.model_supported
@@ -295,6 +296,7 @@ def evaluate(
         "model_claims": made,
         "model_supported_share": _ratio(made_supported, made),
         "reanchored": reanchored,
+        "back_matter_linked": back_matter,
         "declined_by_model": declined,
         "abstained": _ratio(abstained, unanswerable),
         "abstained_by_kind": {kind: f"{done}/{total}" for kind, (done, total) in by_kind.items()},
@@ -444,6 +446,12 @@ def evaluate_support(
         "by_model": {model: figures(counts) for model, counts in sorted(per_model.items())},
         "ms_per_claim": round(1000 * elapsed / len(labelled), 3),
     }
+
+
+def _in_back_matter(library: Library, claim: CheckedClaim) -> bool:
+    """Whether a linked claim's quote lies in back matter (an index, contents)."""
+    chunk_id = claim.verification.chunk_id
+    return chunk_id is not None and library.chunk(chunk_id).back_matter
 
 
 def _gold_evidence_rank(

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from reader.text.back_matter import is_back_matter
 from reader.text.reading_view import reading_view
 
 
@@ -104,6 +105,13 @@ class Chunk:
     def pages(self) -> list[int]:
         return list(range(self.page_start, self.page_end + 1))
 
+    @property
+    def back_matter(self) -> bool:
+        """Whether the chunk is an index, contents, a list of figures or tables, or
+        of works cited (``reader.text.back_matter``): judged from its heading and
+        text, so a library ingested before this existed needs no repair."""
+        return is_back_matter(self.heading, self.text)
+
     def to_json(self) -> dict[str, object]:
         return {
             "id": self.id,
@@ -114,6 +122,7 @@ class Chunk:
             "heading": self.heading_path,
             "pages": self.pages,
             "url": self.url,
+            "back_matter": self.back_matter,
         }
 
 

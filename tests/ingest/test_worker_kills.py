@@ -1,0 +1,76 @@
+"""A worker killed from outside during `reader ingest FOLDER` (as the out-of-memory
+killer would) never ends the run as if the user had pressed Ctrl+C."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+from tests.test_ingest_command import many_pdfs
+
+RUNS = 4
+
+
+def _workers(pid: int) -> list[int]:
+    """The extraction workers under ``pid``: the children of its forkserver or, without
+    one, its own children that are not the forkserver or the resource tracker."""
+    table = subprocess.run(
+        ["ps", "-e", "-o", "pid=,ppid=,args="], capture_output=True, text=True, check=True
+    ).stdout
+    children: dict[int, list[tuple[int, str]]] = {}
+    for line in table.splitlines():
+        child, parent, *args = line.split(None, 2)
+        children.setdefault(int(parent), []).append((int(child), args[0] if args else ""))
+    found = []
+    for child, args in children.get(pid, []):
+        if "forkserver" in args:
+            found.extend(grandchild for grandchild, _ in children.get(child, []))
+        elif "resource_tracker" not in args:
+            found.append(child)
+    return found
+
+
+def test_killing_a_worker_mid_ingest_refuses_at_most_its_file_and_a_rerun_adds_it(tmp_path):
+    folder = many_pdfs(tmp_path / "papers", 24, pages=12)
+    chance = random.Random(20261207)
+    for run in range(RUNS):
+        env = {**os.environ, "READER_HOME": str(tmp_path / f"home-{run}")}
+        command = [sys.executable, "-m", "reader.cli", "ingest", str(folder), "--workers", "2"]
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
+        killed = None
+        deadline = time.monotonic() + 60
+        while killed is None and process.poll() is None and time.monotonic() < deadline:
+            workers = _workers(process.pid)
+            if workers:
+                time.sleep(chance.uniform(0.0, 1.0))
+                killed = chance.choice(workers)
+                try:
+                    os.kill(killed, signal.SIGKILL)
+                except ProcessLookupError:
+                    killed = None
+            time.sleep(0.05)
+        _, err = process.communicate(timeout=300)
+        assert killed is not None, "no worker was seen to kill"
+        assert "Aborted." not in err, err
+        assert process.returncode in (0, 2), (process.returncode, err)
+        if process.returncode == 2:
+            # The file the worker held is refused, and the refusal names the worker log.
+            assert "ingest-workers.log" in err, err
+        again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+        assert again.returncode == 0, again.stderr
+        listed = subprocess.run(
+            [sys.executable, "-m", "reader.cli", "list", "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=True,
+        )
+        assert len(json.loads(listed.stdout)) == 24
