@@ -56,6 +56,9 @@ MIN_MATCHED_TERMS = 2
 # candidates bought nothing on the development set and cost about 8 ms each.
 MEANING_CANDIDATES = 8
 MEANING_WEIGHT = 1.0
+# The share of a question's letters in the Latin alphabet below which meaning
+# is left out (the sentence model reads English).
+LATIN_SHARE = 0.8
 # What a heading line loses, beyond what any unit not ending as a sentence does:
 # it names what its section is about, and the sentences under it say it.
 HEADING_PENALTY = 0.2
@@ -374,7 +377,7 @@ def _with_meaning(question: str, ranked: list[Evidence]) -> list[Evidence]:
     sentence model (a broken install), the order by words stands.
     """
     head = ranked[:MEANING_CANDIDATES]
-    if len(head) < 2:
+    if len(head) < 2 or not _in_latin_script(question):
         return ranked
     # A unit of several sentences (a pair, a lead-in with its list) means at least
     # what its closest sentence means: otherwise the lead-in alone, which echoes
@@ -392,6 +395,13 @@ def _with_meaning(question: str, ranked: list[Evidence]) -> list[Evidence]:
     ]
     order = sorted(range(len(head)), key=lambda i: -(head[i].score + MEANING_WEIGHT * cosines[i]))
     return [head[i] for i in order] + ranked[MEANING_CANDIDATES:]
+
+
+def _in_latin_script(question: str) -> bool:
+    """Whether the question is written in the Latin alphabet: the sentence model
+    learned English, and on Chinese it put a sentence without the answer first."""
+    letters = [c for c in question if c.isalpha()]
+    return bool(letters) and sum(c <= "\u024f" for c in letters) >= LATIN_SHARE * len(letters)
 
 
 def _sentences_of(item: Evidence) -> list[str]:

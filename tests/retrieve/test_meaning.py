@@ -76,3 +76,15 @@ def test_a_broken_sentence_model_leaves_the_order_by_words(tmp_path, monkeypatch
         kept = evidence_module._with_meaning(QUESTION, ranked)
     assert [e.text for e in kept] == [SAME_WORDS, PARAPHRASE]
     assert "evidence chosen by words alone" in caplog.text
+
+
+def test_a_question_not_in_the_latin_alphabet_keeps_the_order_by_words():
+    # The sentence model learned English; on Chinese its cosines mean little.
+    first, second = "罚款人民币45000元。", "当事人应当在15日内履行处罚决定。"
+    ranked = [candidate(first, 1.0), candidate(second, 1.0)]
+    kept = evidence_module._with_meaning("对当事人科处的罚款是多少？", ranked)
+    assert [e.text for e in kept] == [first, second]
+    assert [e.text for e in evidence_module._with_meaning("罚款是多少？", ranked[::-1])] == [
+        second,
+        first,
+    ]
