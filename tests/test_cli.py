@@ -116,7 +116,9 @@ def test_chunks_json_schema(make_file):
             "pages",
             "url",
             "ocr_pages",
+            "back_matter",
         }
+        assert chunk["back_matter"] is False
         assert TEXT[chunk["start"] : chunk["end"]] == chunk["text"]
         assert chunk["url"] == f"reader://{chunk['doc_id']}#{chunk['start']}-{chunk['end']}"
         assert chunk["pages"] == [1]
