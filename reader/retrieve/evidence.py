@@ -10,11 +10,12 @@ number for "how many", a year for "when"), for the question's own numbers
 beside their words ("genotype 3", "24 weeks"; the same words with other
 numbers are another case) and for the chunk's own search rank,
 and lowered for what cannot be the answer: a heading, a question the text asks
-without the sentence that replies, a list's lead-in without its list, back matter
-(an index, contents, a list of works cited). The best few by words are then reordered by meaning
-as well (their cosine with the question under a small sentence model,
-``reader.retrieve.meaning``), which sees a paraphrase words miss. The best
-sentences become the evidence shown first and the quotes the model may use.
+without the sentence that replies, a list's lead-in without its list, back
+matter (an index, contents, a list of works cited). The best few by words are
+then reordered by meaning as well (their cosine with the question under a small
+sentence model, ``reader.retrieve.meaning``), which sees a paraphrase words
+miss. The best sentences become the evidence shown first and the quotes the
+model may use.
 
 When even the best sentence holds fewer than two of the question's content
 words (for a question of two, fewer than its rarer one), the documents are
@@ -128,7 +129,7 @@ class Evidence:
     # The matching keys of its sentences (one, or a pair): what "the same sentence" means.
     sentences: tuple[str, ...] = ()
     # Whether it reads as a statement: not a heading, a question without its reply,
-    # a list's lead-in without its list, nor an entry of a list of works cited.
+    # a list's lead-in without its list, nor back matter.
     # Those are about what the question asks without answering it, so meaning,
     # which sees what a sentence is about, adds nothing to them.
     states: bool = True
