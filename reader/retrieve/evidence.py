@@ -327,6 +327,9 @@ def choose_evidence(
                     continue
                 coverage = sum(weight_of[s] for s in present) / total
                 adjacent = sum(1 for a, b in pairwise(unit) if (a, b) in pairs)
+                unended = not _SENTENCE_END.search(text)
+                lead_in = _introduces_list(text)
+                asks = _ASKS.search(text) is not None
                 score = (
                     coverage
                     + 0.15 * min(adjacent, 3)
@@ -336,12 +339,12 @@ def choose_evidence(
                     - 0.02 * rank
                     # Longer quotes hold more words by chance.
                     - 0.05 * math.log(max(len(unit), 12) / 12)
-                    - (0.2 if not _SENTENCE_END.search(text) else 0.0)
+                    - (0.2 if unended else 0.0)
                     - (HEADING_PENALTY if headings[index] else 0.0)
                     # A list's lead-in without its list says what is asked, not the answer.
-                    - (0.2 if _introduces_list(text) else 0.0)
+                    - (0.2 if lead_in else 0.0)
                     # So does a question without its reply.
-                    - (0.2 if _ASKS.search(text) else 0.0)
+                    - (0.2 if asks else 0.0)
                     - (BACK_MATTER_PENALTY if back_matter else 0.0)
                 )
                 scored.append(
@@ -356,13 +359,7 @@ def choose_evidence(
                         asked,
                         rarest in present,
                         tuple(keys[index : last + 1]),
-                        not (
-                            headings[index]
-                            or back_matter
-                            or _introduces_list(text)
-                            or _ASKS.search(text)
-                            or not _SENTENCE_END.search(text)
-                        ),
+                        not (headings[index] or back_matter or lead_in or asks or unended),
                     )
                 )
     scored.sort(key=lambda e: (-e.score, e.chunk.seq, e.start))
