@@ -47,7 +47,9 @@ def main(argv: list[str] | None = None) -> None:
         status = cli.main(args=arguments, prog_name="reader", standalone_mode=False)
         if isinstance(status, int) and status:
             sys.exit(status)  # ctx.exit(n) under standalone_mode=False returns n
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as abort:
+        if os.environ.get("READER_DEBUG") and abort.__cause__ is not None:
+            raise abort.__cause__ from None
         click.echo("Aborted.", err=True)
         sys.exit(1)
     except click.ClickException as error:

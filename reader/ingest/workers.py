@@ -2,9 +2,9 @@
 
 Each worker reads one file at a time and sends back the ``Document`` and its
 chunks; the process that started them stores the results (it is the only writer
-of the library). Workers are started with ``forkserver`` where there is one, else
-``spawn``: never by forking a process that may run threads (a GUI does). They are
-replaced after a few documents, so memory a large file took is given back.
+of the library). Workers are started as ``reader.ingest.forkserver`` says, never
+by forking a process that may run threads (a GUI does). They are replaced after a
+few documents, so memory a large file took is given back.
 
 Workers import reader from where this process found it, never from the working
 directory, and write what they print on stderr (a Python traceback, or the stack
@@ -19,11 +19,8 @@ import multiprocessing
 import os
 import re
 import signal
-import sys
 import threading
 import time
-import types
-from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -32,7 +29,8 @@ from typing import TYPE_CHECKING
 
 from reader.config import reader_home
 from reader.errors import Cancelled, ReaderError
-from reader.process_log import open_log, send_stderr_to
+from reader.ingest.forkserver import worker_context
+from reader.process_log import send_stderr_to
 from reader.records import Chunk, Document
 from reader.text.escaping import one_line
 
@@ -50,8 +48,6 @@ WORKER_LOG_LIMIT = 1_000_000
 _ERROR_LINE = re.compile(
     r"^(?:Fatal Python error: .+|[A-Za-z_][\w.]*(?:Error|Exception|Exit)(?:: .*)?)$", re.M
 )
-# The environment and stderr are shared by the threads of this process: one start at a time.
-_FORKSERVER_START = threading.Lock()
 
 
 def default_workers() -> int:
@@ -148,103 +144,28 @@ def _exit_with(parent: multiprocessing.process.BaseProcess) -> None:
     os._exit(1)
 
 
-def _context(log: str) -> multiprocessing.context.BaseContext:
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("forkserver")
-        # Workers fork from a server that has PyMuPDF loaded already.
-        context.set_forkserver_preload(["reader.ingest.extract", *_imported_by_main()])
-        _start_forkserver(log)
-        return context
-    # A spawned worker takes this process's sys.path before it imports anything.
-    return multiprocessing.get_context("spawn")
-
-
-def _imported_by_main() -> list[str]:
-    """The modules of reader that this process's main script imports by name.
-
-    Every worker runs the main script again before it reads a file, as
-    ``spawn`` does, to find what was defined there (Python's own preloading of
-    ``__main__`` into the forkserver never takes effect in 3.11). The ``reader``
-    command's script imports ``reader.cli``, and every command with it: 0.16 s
-    of imports in each worker, more than reading a short file takes. Loaded
-    once in the forkserver, they are already there in each worker, and the
-    script runs in no time. The window's modules stay out: Qt has no place in a
-    process that forks.
-    """
-    main = sys.modules.get("__main__")
-    names: set[str] = set()
-    for value in vars(main).values() if main is not None else ():
-        if isinstance(value, types.ModuleType):
-            name = value.__name__
-        elif isinstance(value, (type, types.FunctionType)):
-            name = value.__module__
-        else:
-            continue
-        if isinstance(name, str) and (name == "reader" or name.startswith("reader.")):
-            names.add(name)
-    return sorted(
-        name for name in names if name != "reader.ui" and not name.startswith("reader.ui.")
-    )
-
-
-def _start_forkserver(log: str) -> None:
-    """Start the forkserver, if it is not running, without the working directory on its
-    sys.path and with ``log`` as its stderr.
-
-    The server runs as ``python -c``, so Python puts the working directory first on its
-    sys.path, and Python 3.11 leaves it there while the server imports the preloaded
-    modules, which every worker forked from it inherits: a folder named ``reader``
-    where the user happens to be would stand in for reader itself. PYTHONSAFEPATH keeps
-    the working directory off; the server finds reader where this process did.
-
-    A worker forked from the server that fails before it points its own stderr at the
-    log (while it unpickles what it was sent) prints why on the server's stderr.
-    """
-    from multiprocessing import forkserver
-
-    with _FORKSERVER_START, _environment("PYTHONSAFEPATH", "1"), _stderr_at(log):
-        forkserver.ensure_running()
-
-
-@contextlib.contextmanager
-def _environment(name: str, value: str) -> Iterator[None]:
-    before = os.environ.get(name)
-    os.environ[name] = value
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[name]
-        else:
-            os.environ[name] = before
-
-
-@contextlib.contextmanager
-def _stderr_at(log: str) -> Iterator[None]:
-    """This process's stderr at ``log`` for a moment, for the processes it starts then."""
-    descriptor = open_log(log)
-    if descriptor is None:
-        yield
-        return
-    try:
-        saved: int | None = os.dup(2)
-    except OSError:  # no stderr at all (a desktop launcher may give none)
-        saved = None
-    if sys.stderr is not None:
-        sys.stderr.flush()  # what was written before goes where it was meant to
-    os.dup2(descriptor, 2)
-    os.close(descriptor)
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.close(2)
-        else:
-            os.dup2(saved, 2)
-            os.close(saved)
-
-
 LOST_STATUS = 255
+
+
+class _Executor(ProcessPoolExecutor):
+    """A process pool that, when a worker cannot be started, says so instead of
+    raising where it started it.
+
+    Workers are forked by the forkserver; if that server is gone (killed, as the
+    out-of-memory killer may kill any process), starting one reads an end of file
+    ("unexpected EOF"), in ``submit`` or in the pool's manager thread as it replaces
+    a worker. Raised there, it would end the run as if the user had pressed Ctrl+C,
+    or kill the manager thread and leave the pool waiting for ever. Kept here, the
+    pool is taken as broken and started afresh, which starts a new server.
+    """
+
+    start_failure: BaseException | None = None
+
+    def _spawn_process(self) -> None:
+        try:
+            super()._spawn_process()  # type: ignore[misc]
+        except (EOFError, OSError) as error:
+            self.start_failure = error
 
 
 class ExtractionPool:
@@ -259,12 +180,12 @@ class ExtractionPool:
         _move_aside_if_large(self.log)
         self._executor = self._start()
 
-    def _start(self) -> ProcessPoolExecutor:
+    def _start(self) -> _Executor:
         # What the workers of this pool write begins here: a death is read from there on.
         self._log_start = _size(self.log)
-        return ProcessPoolExecutor(
+        return _Executor(
             max_workers=self.workers,
-            mp_context=_context(str(self.log)),
+            mp_context=worker_context(str(self.log)),
             initializer=_prepare_worker,
             initargs=(str(self.log), ocr_threads_per_worker(self.workers)),
             max_tasks_per_child=DOCUMENTS_PER_WORKER,
@@ -274,13 +195,17 @@ class ExtractionPool:
         self, path: Path, doc_id: str, password: str | None, ocr: OcrSettings | None = None
     ) -> Future[Extracted]:
         try:
-            return self._executor.submit(extract_file, path, doc_id, password, None, ocr)
+            future = self._executor.submit(extract_file, path, doc_id, password, None, ocr)
         except OSError as error:
             # The executor wakes its manager thread through a pipe that thread closes
             # once a worker died; met in between, the pipe says "handle is closed".
             raise BrokenProcessPool(
                 f"the pool broke as a file was handed to it ({error})"
             ) from error
+        failure = self._executor.start_failure
+        if failure is not None:
+            raise BrokenProcessPool(f"a worker could not be started ({failure})") from failure
+        return future
 
     def died_reading(self, path: Path, doc_id: str) -> Extracted:
         """The refusal of ``path``, lost when a worker died (call it before ``restart``):
@@ -336,6 +261,8 @@ class ExtractionPool:
         message for ever, and a worker that finished its own file waits for ever
         for the lock the dead one held to send it back.
         """
+        if self._executor.start_failure is not None:
+            return True
         processes = list(getattr(self._executor, "_processes", {}).values())
         return any(process.exitcode not in (None, 0) for process in processes)
 

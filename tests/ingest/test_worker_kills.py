@@ -1,5 +1,6 @@
-"""A worker killed from outside during `reader ingest FOLDER` (as the out-of-memory
-killer would) never ends the run as if the user had pressed Ctrl+C."""
+"""A worker, or the server that forks workers, killed from outside during `reader
+ingest FOLDER` (as the out-of-memory killer would) never ends the run as if the user had
+pressed Ctrl+C."""
 
 from __future__ import annotations
 
@@ -16,23 +17,52 @@ from tests.test_ingest_command import many_pdfs
 RUNS = 4
 
 
-def _workers(pid: int) -> list[int]:
-    """The extraction workers under ``pid``: the children of its forkserver or, without
-    one, its own children that are not the forkserver or the resource tracker."""
+def _children() -> tuple[dict[int, list[tuple[int, str]]], dict[int, str]]:
     table = subprocess.run(
         ["ps", "-e", "-o", "pid=,ppid=,args="], capture_output=True, text=True, check=True
     ).stdout
     children: dict[int, list[tuple[int, str]]] = {}
+    arguments: dict[int, str] = {}
     for line in table.splitlines():
         child, parent, *args = line.split(None, 2)
         children.setdefault(int(parent), []).append((int(child), args[0] if args else ""))
+        arguments[int(child)] = args[0] if args else ""
+    return children, arguments
+
+
+def _workers(pid: int) -> list[int]:
+    """The extraction workers under ``pid``: the children of its forkserver or, without
+    one, its own children that are not the forkserver or the resource tracker (nor a
+    child not yet running what it was started for: it still shows ``pid``'s command)."""
+    children, arguments = _children()
     found = []
     for child, args in children.get(pid, []):
         if "forkserver" in args:
             found.extend(grandchild for grandchild, _ in children.get(child, []))
-        elif "resource_tracker" not in args:
+        elif "resource_tracker" not in args and args != arguments.get(pid):
             found.append(child)
     return found
+
+
+def _forkserver(pid: int) -> list[int]:
+    children, _ = _children()
+    return [child for child, args in children.get(pid, []) if "forkserver" in args]
+
+
+def _kill_one_of(find, process: subprocess.Popen, chance: random.Random) -> int | None:
+    """Kill one of the processes ``find`` lists under ``process``, at a random moment."""
+    deadline = time.monotonic() + 60
+    while process.poll() is None and time.monotonic() < deadline:
+        found = find(process.pid)
+        if found:
+            time.sleep(chance.uniform(0.0, 1.0))
+            try:
+                os.kill(chance.choice(found), signal.SIGKILL)
+            except ProcessLookupError:
+                continue
+            return found
+        time.sleep(0.05)
+    return None
 
 
 def test_killing_a_worker_mid_ingest_refuses_at_most_its_file_and_a_rerun_adds_it(tmp_path):
@@ -44,18 +74,7 @@ def test_killing_a_worker_mid_ingest_refuses_at_most_its_file_and_a_rerun_adds_i
         process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
         )
-        killed = None
-        deadline = time.monotonic() + 60
-        while killed is None and process.poll() is None and time.monotonic() < deadline:
-            workers = _workers(process.pid)
-            if workers:
-                time.sleep(chance.uniform(0.0, 1.0))
-                killed = chance.choice(workers)
-                try:
-                    os.kill(killed, signal.SIGKILL)
-                except ProcessLookupError:
-                    killed = None
-            time.sleep(0.05)
+        killed = _kill_one_of(_workers, process, chance)
         _, err = process.communicate(timeout=300)
         assert killed is not None, "no worker was seen to kill"
         assert "Aborted." not in err, err
@@ -74,3 +93,22 @@ def test_killing_a_worker_mid_ingest_refuses_at_most_its_file_and_a_rerun_adds_i
             check=True,
         )
         assert len(json.loads(listed.stdout)) == 24
+
+
+def test_killing_the_server_that_forks_workers_loses_nothing(tmp_path):
+    """Workers are forked by a server process; killed, it is started again with a new
+    pool, and every file is read (before, the run ended "Aborted.", status 1)."""
+    folder = many_pdfs(tmp_path / "papers", 16, pages=12)
+    chance = random.Random(7)
+    for run in range(2):
+        env = {**os.environ, "READER_HOME": str(tmp_path / f"home-{run}")}
+        command = [sys.executable, "-m", "reader.cli", "ingest", str(folder), "--workers", "2"]
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
+        killed = _kill_one_of(_forkserver, process, chance)
+        _, err = process.communicate(timeout=300)
+        assert killed, "the forkserver was never seen"
+        assert "Aborted." not in err and "Traceback" not in err, err
+        assert process.returncode == 0, (process.returncode, err)
+        assert "16 added, 0 unchanged, 0 refused" in err, err

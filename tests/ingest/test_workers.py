@@ -306,30 +306,6 @@ def test_workers_do_not_import_again_what_the_main_script_imports(tmp_path, read
     assert len(imported) == 1, f"imported by {len(imported)} processes"
 
 
-def test_only_the_main_scripts_reader_modules_are_preloaded(monkeypatch):
-    import types
-
-    import reader.library.batch
-    from reader.ingest import workers
-    from reader.library import Library
-
-    main = types.ModuleType("__main__")
-    main.batch = reader.library.batch  # a module
-    main.Library = Library  # a class
-    main.ingest_paths = ingest_paths  # a function
-    main.json = json  # not reader's
-    main.settings = reader.ingest.ocr.OcrSettings()  # an instance: not what a script imports
-    monkeypatch.setitem(sys.modules, "__main__", main)
-
-    assert workers._imported_by_main() == [
-        "reader.library.batch",
-        "reader.library.library",
-    ]
-    ui = types.ModuleType("reader.ui.main_window")
-    main.ui = ui
-    assert "reader.ui.main_window" not in workers._imported_by_main()
-
-
 def _start_sending_and_die() -> None:
     """End this worker in the middle of sending a result, as a worker killed at that
     moment ends: it holds the results pipe's lock (a worker that finished its own file
