@@ -75,6 +75,10 @@ class AskPanel(QTabWidget):
         self.cancel_button.setEnabled(False)
         self.status = plain_label()
         self.badge = plain_label(bold=True)
+        # Long lines wrap: a label asks for its text's whole width, and the window's
+        # splitter would take it from the page beside the answer.
+        for label in (self.status, self.badge):
+            label.setWordWrap(True)
         self.answer_view = AnswerView()
         self.answer_view.claim_activated.connect(self.claim_clicked)
         copy_button = QPushButton("&Copy as Markdown")

@@ -333,3 +333,16 @@ def test_the_library_list_counts_a_single_page_and_chunk_in_the_singular(window,
     open_document(window, qtbot, make_file("note.txt", b"One short note about the harbour."))
     entry = window.library_panel.documents.item(0).text()
     assert entry.endswith("1 page · 1 chunk"), entry
+
+
+def test_an_answer_arriving_leaves_the_page_pane_its_width(window, qtbot, backend, make_pdf):
+    """The verification summary is one long line; unwrapped, its label asked for its
+    whole width and the splitter took it from the page (535 px became 353)."""
+    doc = open_document(window, qtbot, make_pdf(PAGES))
+    splitter = window.viewer.parentWidget()
+    before = splitter.sizes()
+    claim = "The price of grain doubled in 1710."
+    answer_with(window, qtbot, backend, doc.id, [(claim, alias_for(window, doc.id, claim), claim)])
+    assert "verified" in window.ask_panel.badge.text()
+    qtbot.wait(50)
+    assert splitter.sizes() == before
