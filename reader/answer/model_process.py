@@ -148,15 +148,19 @@ class EmbeddedBackend:
         context = multiprocessing.get_context("spawn")
         ours, theirs = context.Pipe()
         self._stop_event = context.Event()
-        self._process = context.Process(
+        process = context.Process(
             target=serve,
             args=(theirs, self._stop_event, str(self.model_path), self.n_ctx, self.fixed_threads),
             kwargs={"log": str(self._log)},
             name="reader-model",
             daemon=True,
         )
-        self._process.start()
-        theirs.close()
+        try:
+            process.start()
+        finally:
+            theirs.close()
+        # Only a started process is ours to end: one that failed to start cannot be joined.
+        self._process = process
         self._connection = ours
         reply = self._receive(deadline=time.monotonic() + LOAD_TIMEOUT)
         if reply is None or reply[0] != "ready":

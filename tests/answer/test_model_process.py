@@ -252,3 +252,22 @@ def test_a_prompt_the_model_cannot_take_is_refused_and_the_process_stays(model_p
         assert backend.pid == pid
     finally:
         backend.close()
+
+
+def test_a_model_process_that_cannot_start_says_so_and_closing_after_it_is_quiet(
+    model_path, monkeypatch
+):
+    """A process that never started (here its start fails, as it does in a script that
+    starts reader again when imported) was kept as the one to end, and closing then
+    raised "can only join a started process" from an atexit callback."""
+    import multiprocessing.context
+
+    def refuse(_process):
+        raise RuntimeError("cannot start a process now")
+
+    monkeypatch.setattr(multiprocessing.context.SpawnProcess, "start", refuse)
+    backend = EmbeddedBackend(model_path, n_ctx=1024)
+    with pytest.raises(RuntimeError, match="cannot start"):
+        backend.load()
+    assert backend.pid is None
+    backend.close()  # raised AssertionError before
