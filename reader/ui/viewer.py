@@ -27,9 +27,9 @@ from PySide6.QtWidgets import (
 )
 
 from reader.records import Document, Furniture, printed_label
-from reader.text.escaping import one_line
 from reader.text.reading_view import outside, reading_view
 from reader.ui.labels import plain_label
+from reader.ui.page_marks import PageMargin, margin_width, paint_marks_in_text
 
 
 def highlight_color(widget_palette_dark: bool) -> QColor:
@@ -49,9 +49,9 @@ class TextView(QPlainTextEdit):
     The text is the canonical text's reading view (``reader.text.reading_view``):
     paragraphs reflow to the pane's width, words hyphenated at a line end are
     joined, sentences run on across page breaks, and page furniture (running
-    heads, page numbers, footnote markers) is shown dimmed; a thin rule and
-    the page number mark where each page begins. The view has exactly the
-    canonical text's length, so every offset is an offset of the canonical
+    heads, page numbers, footnote markers) is shown dimmed; a thin mark and
+    the page number in a margin say where each page begins (``page_marks``).
+    The view has exactly the canonical text's length, so every offset is an offset of the canonical
     text. Offsets given to it are Python string indices; Qt counts UTF-16
     code units, so characters outside the Basic Multilingual Plane shift
     positions and are accounted for.
@@ -72,6 +72,9 @@ class TextView(QPlainTextEdit):
         self.page_labels: list[str] = []  # the numbers printed on the pages, if the file says
         self._astral: list[int] = []
         self._highlight: tuple[int, int] | None = None
+        self.page_margin = PageMargin(self)
+        self.updateRequest.connect(lambda *_: self.page_margin.update())
+        self._place_page_margin()
 
     def set_document(self, document: Document) -> None:
         self.document_id = document.id
@@ -82,6 +85,7 @@ class TextView(QPlainTextEdit):
             printed_label(document.page_labels, page) or "" for page in range(1, document.pages + 1)
         ]
         self._astral = [i for i, char in enumerate(document.text) if ord(char) > 0xFFFF]
+        self._place_page_margin()
         heading_ends = [_line_end(document.text, h.offset) for h in document.headings]
         shown = reading_view(
             document.text, self.furniture, keep_furniture=True, kept_breaks=heading_ends
@@ -113,6 +117,7 @@ class TextView(QPlainTextEdit):
         self.page_labels = []
         self._astral = []
         self._highlight = None
+        self._place_page_margin()
         self.setPlainText("")
 
     def to_qt(self, offset: int) -> int:
@@ -161,34 +166,22 @@ class TextView(QPlainTextEdit):
 
     def paintEvent(self, event: Any) -> None:
         super().paintEvent(event)
-        if len(self.page_starts) < 2:
-            return
-        first, last = self.visible_range()
-        painter = QPainter(self.viewport())
-        painter.setPen(QColor(170, 170, 170))
-        small = painter.font()
-        small.setPointSizeF(max(6.0, small.pointSizeF() * 0.75))
-        painter.setFont(small)
-        width = self.viewport().width()
-        metrics = painter.fontMetrics()
-        index = bisect_left(self.page_starts, first)
-        while index < len(self.page_starts) and self.page_starts[index] <= last:
-            page_start = self.page_starts[index]
-            if page_start > 0:
-                cursor = QTextCursor(self.document())
-                cursor.setPosition(self.to_qt(page_start))
-                rect = self.cursorRect(cursor)
-                painter.drawLine(rect.left(), rect.top(), width, rect.top())
-                marker = f"p. {index + 1}"
-                if index < len(self.page_labels) and self.page_labels[index]:
-                    marker += f" (printed {one_line(self.page_labels[index], limit=12)})"
-                if index + 1 in self.ocr_pages:
-                    marker += " · OCR"
-                painter.drawText(
-                    width - metrics.horizontalAdvance(marker) - 8, rect.top() + 10, marker
-                )
-            index += 1
-        painter.end()
+        paint_marks_in_text(self)
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self._place_page_margin()
+
+    def _place_page_margin(self) -> None:
+        """The page numbers' margin: right of the text, left of the scroll bar, and
+        only for a document of more than one page."""
+        width = margin_width(self) if len(self.page_starts) > 1 else 0
+        self.setViewportMargins(0, 0, width, 0)
+        viewport = self.viewport().geometry()
+        self.page_margin.setGeometry(
+            QRect(viewport.right() + 1, viewport.top(), width, viewport.height())
+        )
+        self.page_margin.setVisible(width > 0)
 
     def is_visible(self, start: int, end: int) -> bool:
         """Whether the start of ``[start, end)`` is inside the visible area."""
