@@ -13,16 +13,29 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QTextCursor
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QWidget
 
 from reader.text.escaping import one_line
 
-if TYPE_CHECKING:
-    from reader.ui.viewer import TextView
+
+class TextView(Protocol):
+    """What the marks read of ``reader.ui.viewer.TextView`` (which imports this)."""
+
+    page_starts: list[int]
+    page_labels: list[str]
+    ocr_pages: set[int]
+
+    def visible_range(self) -> tuple[int, int]: ...
+    def to_qt(self, offset: int) -> int: ...
+    def document(self) -> QTextDocument: ...
+    def cursorRect(self, cursor: QTextCursor) -> QRect: ...
+    def viewport(self) -> QWidget: ...
+    def font(self) -> QFont: ...
+
 
 MARK_COLOR = QColor(150, 150, 150)
 # The widest number the margin is sized for; a longer one is elided.
@@ -40,13 +53,13 @@ class PageMark:
     lines: tuple[str, ...]
 
 
-def margin_font(view: QWidget) -> QFont:
+def margin_font(view: QWidget | TextView) -> QFont:
     small = QFont(view.font())
     small.setPointSizeF(max(6.0, small.pointSizeF() * 0.75))
     return small
 
 
-def margin_width(view: QWidget) -> int:
+def margin_width(view: QWidget | TextView) -> int:
     return QFontMetrics(margin_font(view)).horizontalAdvance(WIDEST_NUMBER) + 2 * PADDING
 
 
@@ -90,9 +103,9 @@ class PageMargin(QWidget):
     """The strip right of the text that gives each page's number level with the line
     where it begins (its printed number, and whether OCR read it, below)."""
 
-    def __init__(self, view: TextView) -> None:
+    def __init__(self, view: QWidget) -> None:
         super().__init__(view)
-        self.view = view
+        self.view: Any = view  # a TextView
 
     def paintEvent(self, event: Any) -> None:
         painter = QPainter(self)
