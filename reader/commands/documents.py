@@ -218,6 +218,11 @@ def list_documents(stale: bool, as_json: bool) -> None:
     if as_json:
         echo_json([document.to_json() for document in documents])
         return
+    if not documents:
+        # On stderr: what lists the library finds no line of it on stdout.
+        click.echo(
+            "The library is empty: add documents with `reader ingest FILE_OR_FOLDER`.", err=True
+        )
     for document in documents:
         ocr_pages = document.ocr_pages
         ocr = f"{counted(len(ocr_pages), 'page')} read by OCR, " if ocr_pages else ""
@@ -270,7 +275,12 @@ def rename(doc: str, title: str | None, reset: bool, password: str | None) -> No
 def text(doc: str, password: str | None) -> None:
     with open_library() as library:
         document = library.resolve(doc, password=password)
-    sys.stdout.write(clean(document.text) if sys.stdout.isatty() else document.text)
+    if sys.stdout.isatty():
+        # On a terminal the prompt would run on from the last line: end it.
+        shown = clean(document.text)
+        sys.stdout.write(shown if shown.endswith("\n") else shown + "\n")
+    else:
+        sys.stdout.write(document.text)
     sys.stdout.flush()
 
 

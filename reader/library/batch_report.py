@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reader.records import DocumentSummary
+from reader.text.escaping import counted
 
 
 @dataclass
@@ -127,7 +128,8 @@ class BatchReport:
         parts.append(f"{self.count('unchanged')} unchanged")
         parts.append(f"{len(self.refused)} refused")
         rate = f", {self.pages / self.seconds:.1f} pages/s" if self.seconds > 0 else ""
-        return f"{', '.join(parts)} ({self.pages} pages in {_duration(self.seconds)}{rate})"
+        pages = counted(self.pages, "page")
+        return f"{', '.join(parts)} ({pages} in {_duration(self.seconds)}{rate})"
 
 
 def _duration(seconds: float) -> str:

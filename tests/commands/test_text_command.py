@@ -79,3 +79,31 @@ def test_any_start_of_a_document_id_names_it_and_a_shared_one_is_ambiguous(libra
         library.resolve(shared)
     with pytest.raises(DocumentNotFoundError, match="neither a file nor a document id"):
         library.resolve("harbour")
+
+
+def test_on_a_terminal_the_text_ends_its_last_line_and_piped_it_is_unchanged(library, tmp_path):
+    path = tmp_path / "note.txt"
+    path.write_text("The harbour froze in 1709.")  # no line break at the end
+    document = library.document(library.ingest(path).doc_id)
+    assert not document.text.endswith("\n")
+    piped = subprocess.run(
+        [sys.executable, "-m", "reader.cli", "text", document.id], capture_output=True, check=True
+    )
+    assert piped.stdout.decode("utf-8") == document.text
+    # Before, the shell's prompt ran on from "1709.".
+    assert on_a_terminal("text", document.id).endswith(b"1709.\r\n")
+
+
+def test_an_empty_library_says_how_to_add_documents():
+    listed = subprocess.run(
+        [sys.executable, "-m", "reader.cli", "list"], capture_output=True, text=True, check=True
+    )
+    assert listed.stdout == ""
+    assert "The library is empty: add documents with `reader ingest" in listed.stderr
+    as_json = subprocess.run(
+        [sys.executable, "-m", "reader.cli", "list", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert as_json.stdout.strip() == "[]" and as_json.stderr == ""

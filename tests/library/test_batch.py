@@ -388,3 +388,10 @@ def test_a_single_file_saved_anew_while_it_is_read_is_refused_and_nothing_stored
     with pytest.raises(IngestError, match="changed while it was being read"):
         library.ingest(target)
     assert library.documents() == []
+
+
+def test_the_summary_counts_a_single_page_in_the_singular():
+    from reader.library.batch_report import BatchReport, FileOutcome
+
+    report = BatchReport([FileOutcome(Path("a.pdf"), "added", "0123", pages=1)], seconds=2.0)
+    assert report.summary() == "1 added, 0 unchanged, 0 refused (1 page in 2 s, 0.5 pages/s)"
