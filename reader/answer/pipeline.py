@@ -397,7 +397,14 @@ class Answerer:
         final.extend(e for e in extractive if not any(_overlap(e, c) for c in final if c.verified))
         unsupported = list(made.unsupported)
         for item in final:
-            if item.verified and not item.grounded and item.grounding is not None:
+            # An evidence sentence's text is its quote: it is never a claim its quote
+            # does not say (one that only restates the question is shown as a quote).
+            if (
+                item.verified
+                and not item.grounded
+                and item.grounding is not None
+                and not item.from_evidence
+            ):
                 unsupported.append(
                     f"{item.claim.text} (its quote does not say this: {item.grounding.reason})"
                 )

@@ -145,6 +145,9 @@ def _status_note(item: CheckedClaim, text: Callable[[str], str]) -> str:
         status += "; linked to the sentence that says it"
     if item.why_no_direct_answer is not None:
         status += f"; no direct answer: {text(item.why_no_direct_answer)}"
+    elif not item.grounded and item.from_evidence and item.grounding is not None:
+        # The sentence is the source's own: what failed is whether it answers.
+        status += f"; it may not answer: {text(item.grounding.reason)}"
     elif not item.grounded:
         status += "; shown as the quote: the claim was not grounded in it"
     return status
@@ -224,6 +227,8 @@ def render_markdown(answer: Answer, titles: dict[str, str] | None = None) -> str
                 status += f" (fuzzy: {markdown_inline(item.verification.reason)})"
             if item.why_no_direct_answer is not None:
                 status += f", no direct answer: {markdown_inline(item.why_no_direct_answer)}"
+            elif not item.grounded and item.from_evidence and item.grounding is not None:
+                status += f", it may not answer: {markdown_inline(item.grounding.reason)}"
             else:
                 status += ", grounded" if item.grounded else ", not grounded: shown as the quote"
             quote = markdown_inline(item.claim.quote)

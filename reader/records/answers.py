@@ -9,6 +9,9 @@ from reader.records.documents import page_name
 
 VerificationStatus = Literal["exact", "fuzzy", "miss"]
 
+# Double quotation marks as they are written inside a quotation.
+_NESTED_QUOTES = str.maketrans({"\u201c": "\u2018", "\u201d": "\u2019", '"': "'"})
+
 
 @dataclass(frozen=True, slots=True)
 class Verification:
@@ -138,7 +141,10 @@ class CheckedClaim:
         if self.verified and self.grounded and self.answer_span is not None:
             return " ".join(self.claim.quote.split())
         if self.verified and not self.grounded:
-            return "\u201c" + " ".join(self.claim.quote.split()) + "\u201d"
+            # Quotation marks inside become single ones, as in any quotation of a
+            # quotation: kept double, the closing marks doubled up ("Class.””").
+            inner = " ".join(self.claim.quote.split()).translate(_NESTED_QUOTES)
+            return "\u201c" + inner + "\u201d"
         return self.claim.text
 
     @property
