@@ -41,6 +41,8 @@ def test_selftest_passes_in_a_normal_install_and_leaves_the_library_alone(
     lines = completed.stdout.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("selftest ok: SmolLM2-135M-Instruct")
     assert "claims verified" in lines[0] and "window rendered offscreen" in lines[0]
+    # The README says the embedded model only picks evidence: the line says why it wrote.
+    assert "(asked for claims of its own, as --mode constrained does)" in lines[0]
     if reader.ingest.ocr.find_tesseract() is not None:
         assert "a scanned page read by OCR" in lines[0] and "boxed on the image" in lines[0]
     # QT_QPA_PLATFORM=xcb with no display would fail: the window step forces offscreen.
