@@ -47,6 +47,9 @@ OPEN_FILTER = "Documents ({})".format(
 )
 
 
+NO_OUTLINE = "No headings found in this document."
+
+
 class LibraryPanel(QWidget):
     document_chosen = Signal(str)  # a document to show: clicked in the list, or just read
     document_renamed = Signal(str, str)  # its id and the title it is shown under now
@@ -108,6 +111,15 @@ class LibraryPanel(QWidget):
             self.documents.addItem(item)
             if record.id == self.shown:
                 self.documents.setCurrentItem(item)
+
+    def select_shown(self, doc_id: str) -> None:
+        """Keep the viewer's document selected in the list, however it was opened."""
+        self.shown = doc_id
+        for row in range(self.documents.count()):
+            item = self.documents.item(row)
+            if item.data(Qt.ItemDataRole.UserRole) == doc_id:
+                self.documents.setCurrentItem(item)
+                return
 
     def _offer_rename(self) -> None:
         """Give the list its Rename action (F2, and in its context menu)."""
@@ -293,9 +305,16 @@ class LibraryPanel(QWidget):
             else:
                 self.outline.addTopLevelItem(item)
             stack.append((heading.level, item))
+        if not document.headings:
+            # An empty box reads as a window still loading or broken.
+            note = QTreeWidgetItem([NO_OUTLINE])
+            note.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.outline.addTopLevelItem(note)
 
     def _on_outline_activated(self, item: QTreeWidgetItem) -> None:
-        self.heading_chosen.emit(int(item.data(0, Qt.ItemDataRole.UserRole)))
+        offset = item.data(0, Qt.ItemDataRole.UserRole)
+        if offset is not None:
+            self.heading_chosen.emit(int(offset))
 
 
 def _folder_message(name: str, report: BatchReport) -> str:

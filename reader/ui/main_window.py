@@ -185,7 +185,7 @@ class MainWindow(QMainWindow):
         document = self.library.document(doc_id)
         self.viewer.show_document(document)
         self._title_window(document)
-        self.library_panel.shown = doc_id
+        self.library_panel.select_shown(doc_id)
         self.library_panel.show_outline(document)
         self.ask_panel.document_id = doc_id
         self.ask_panel.refresh_history()

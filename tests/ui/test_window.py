@@ -346,3 +346,28 @@ def test_an_answer_arriving_leaves_the_page_pane_its_width(window, qtbot, backen
     assert "verified" in window.ask_panel.badge.text()
     qtbot.wait(50)
     assert splitter.sizes() == before
+
+
+def test_the_library_list_keeps_the_shown_document_selected(window, qtbot, make_file, make_pdf):
+    first = open_document(window, qtbot, make_pdf(PAGES))
+    second_path = make_file("note.txt", b"One short note about the harbour.")
+    window.library_panel.open_path(second_path)
+    qtbot.waitUntil(lambda: window.current.id != first.id, timeout=20_000)
+    selected = window.library_panel.documents.currentItem()
+    assert selected.data(Qt.ItemDataRole.UserRole) == window.current.id
+    # Shown another way than by the list (a claim, the history): the list follows.
+    window.show_document(first.id)
+    selected = window.library_panel.documents.currentItem()
+    assert selected.data(Qt.ItemDataRole.UserRole) == first.id
+
+
+def test_a_document_without_headings_says_so_in_the_outline(window, qtbot, make_file):
+    from reader.ui.library_panel import NO_OUTLINE
+
+    open_document(window, qtbot, make_file("note.txt", b"One short note about the harbour."))
+    outline = window.library_panel.outline
+    assert outline.topLevelItemCount() == 1
+    note = outline.topLevelItem(0)
+    assert note.text(0) == NO_OUTLINE and note.flags() == Qt.ItemFlag.NoItemFlags
+    with qtbot.assertNotEmitted(window.library_panel.heading_chosen):
+        outline.itemClicked.emit(note, 0)
