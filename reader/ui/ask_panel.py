@@ -104,6 +104,9 @@ class AskPanel(QTabWidget):
         self.history = QListWidget()
         # An entry wraps to the panel's width, so its question and time are read whole.
         self.history.setWordWrap(True)
+        # Entries of two or three lines each: told apart by their shading and a gap.
+        self.history.setAlternatingRowColors(True)
+        self.history.setSpacing(2)
         self.history.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.history.itemActivated.connect(self.reopen_answer)
         self.history.itemClicked.connect(self.reopen_answer)
@@ -223,9 +226,11 @@ class AskPanel(QTabWidget):
     def refresh_history(self) -> None:
         self.history.clear()
         for answer in self.library.answers(self.document_id, limit=100):
+            # The question, then when and how it was answered on one line: a date on a
+            # line of its own read as belonging to the question below it.
             item = QListWidgetItem(
-                f"{one_line(answer.question)}\n{verification_summary(answer)}\n"
-                f"{local_time(answer.created_at)}"
+                f"{one_line(answer.question)}\n"
+                f"{local_time(answer.created_at)} · {verification_summary(answer)}"
             )
             item.setData(Qt.ItemDataRole.UserRole, answer.id)
             self.history.addItem(item)

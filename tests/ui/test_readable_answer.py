@@ -27,7 +27,7 @@ from reader.records import (
 from reader.sample import installed_sample
 from reader.ui.answer_view import AnswerView, answer_html
 from tests.ui.test_escaping import anchors_and_images, make_titled_pdf
-from tests.ui.test_window import PAGES, alias_for, answer_with, open_document
+from tests.ui.test_window import PAGES, QUESTION, alias_for, answer_with, open_document
 
 VERIFIED_WORDS = "The price of grain doubled in 1710."
 OWN_WORDS = "Grain cost twice as much by 1710."
@@ -115,6 +115,12 @@ def test_history_shows_the_local_time_in_full(window, qtbot, backend, make_pdf, 
         history = window.ask_panel.history
         item = history.item(0)
         assert local in item.text() and stored not in item.text()
+        # The time starts the line under its question, beside how it was answered, and
+        # entries are told apart by their shading (before: the time alone on a third
+        # line read as belonging to the next question).
+        question, when = item.text().split("\n")
+        assert question == QUESTION and when.startswith(f"{local} · ")
+        assert history.alternatingRowColors()
         # Nothing of the entry is cut off: the list wraps it to its width.
         assert history.wordWrap()
         assert history.visualItemRect(item).width() <= history.viewport().width()
