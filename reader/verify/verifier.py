@@ -178,7 +178,7 @@ class QuoteMatcher:
             else self._fuzzy_in_range(quote_key, low, high)
         )
         if aligned is not None:
-            return self._fuzzy(source, aligned)
+            return self._fuzzy(source, aligned, quote_key)
         other = self._fuzzy_anywhere(quote_key, exclude=source)
         if other is not None:
             other_chunk = self._chunk_at_key(other.start)
@@ -258,7 +258,7 @@ class QuoteMatcher:
             occurrences=occurrences,
         )
 
-    def _fuzzy(self, chunk_id: str, aligned: Alignment) -> Verification:
+    def _fuzzy(self, chunk_id: str, aligned: Alignment, quote_key: str) -> Verification:
         start, end = self._span(aligned.start, aligned.end)
         page = self.document.page_of(start)
         on_ocr_text = self._ocr is not None and self._ocr.confidence_at(start) is not None
@@ -270,6 +270,14 @@ class QuoteMatcher:
                     for low, high, confidence in aligned.uncertain
                 ],
                 aligned.score,
+            )
+        elif _without_quotation_marks(quote_key) == _without_quotation_marks(
+            normalize_key(self._canonical(start, end))
+        ):
+            # Nothing was damaged: a person quoting left out the source's own marks.
+            reason = (
+                "the quote matches the source but for quotation marks the source has "
+                f"(similarity {aligned.score:.0f}%)"
             )
         else:
             reason = (
@@ -295,7 +303,7 @@ class QuoteMatcher:
             )
         aligned = self._fuzzy_anywhere(quote_key, exclude=None)
         if aligned is not None:
-            return self._fuzzy(self._chunk_at_key(aligned.start), aligned)
+            return self._fuzzy(self._chunk_at_key(aligned.start), aligned, quote_key)
         return Verification("miss", f"the quote was not found anywhere in {self.scope}")
 
     # -- matching ------------------------------------------------------------------
@@ -469,3 +477,8 @@ class QuoteMatcher:
             return None
         ocr, origin = self._ocr, self._norm.origin
         return lambda position: ocr.confidence_at(origin[key_start + position])
+
+
+def _without_quotation_marks(key: str) -> str:
+    """A matching key (where every double quotation mark is ``"``) without them."""
+    return " ".join(key.replace('"', " ").split())

@@ -130,6 +130,21 @@ def test_extraction_damage_is_fuzzy_with_the_damaged_span(quote, expected):
     assert result.status == "fuzzy", result
     assert text[result.start : result.end].lower() == expected.lower()
     assert 0 < result.score < 100
+    assert "up to extraction damage" in result.reason
+
+
+def test_a_quote_without_the_sources_quotation_marks_is_not_called_damage():
+    text = (
+        "Preface sentence here. The opposite of a free culture is a\n\u201cpermission "
+        "culture\u201d\u2014a culture in which creators need permission. " + paragraphs(2, "x")
+    )
+    verifier = verifier_for(text)
+    result = verifier.verify(
+        "The opposite of a free culture is a permission culture", source=verifier.chunks[0].id
+    )
+    assert result.status == "fuzzy", result
+    # Before: "the quote matches the source up to extraction damage (similarity 99%)".
+    assert result.reason.startswith("the quote matches the source but for quotation marks")
 
 
 def test_damaged_quote_with_changed_number_is_still_a_miss():
