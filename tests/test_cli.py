@@ -163,7 +163,8 @@ def test_verify_quote_and_batch(make_file, tmp_path):
         )
     )
     completed = run("verify", str(path), "--batch", str(batch), "--json")
-    assert completed.returncode == 1, completed.stderr  # two of the four missed
+    # One quote missed and one line no quote at all: the check could not be made (2).
+    assert completed.returncode == 2, completed.stderr
     results = [json.loads(line) for line in completed.stdout.splitlines()]
     assert [r["status"] for r in results] == ["exact", "miss", "exact", "miss"]
     expected_keys = {"status", "reason", "chunk_id", "start", "end", "page", "score", "occurrences"}
@@ -206,7 +207,9 @@ def test_verify_batch_exits_1_if_any_quote_misses_and_names_each_missed_quote(ma
 
     batch.write_text("\n".join(lines.values()), encoding="utf-8")
     completed = run("verify", str(path), "--batch", str(batch))
-    assert completed.returncode == 1, completed.stderr
+    # A line that is not JSON is the input's fault: the check cannot be made (2), though
+    # the other lines are checked, and misses among them would be 1 on their own.
+    assert completed.returncode == 2, completed.stderr
     found, elsewhere, long, broken = completed.stdout.splitlines()
     assert found.startswith('exact: "the fee is 36 dollars" at chars ')
     assert elsewhere.startswith('miss: "the fee is 3 dollars" not found: the quote is in chunk ')
@@ -217,6 +220,8 @@ def test_verify_batch_exits_1_if_any_quote_misses_and_names_each_missed_quote(ma
     assert long.startswith('miss: "the fee is 36 dollars and the payment') and "not found: " in long
     assert broken == "miss: line 4 of the batch is not valid JSON"
     assert "None" not in completed.stdout
+    batch.write_text("\n".join([lines["found"], lines["elsewhere"]]), encoding="utf-8")
+    assert run("verify", str(path), "--batch", str(batch)).returncode == 1
 
 
 def test_verify_help_documents_its_exit_status():
@@ -226,6 +231,7 @@ def test_verify_help_documents_its_exit_status():
         in shown
     )
     assert "2 when the check cannot be made" in shown
+    assert "a batch line that is not JSON or holds no quote" in shown
 
 
 def test_verify_needs_a_quote_or_a_batch(make_file):

@@ -354,7 +354,8 @@ def search(query: str, doc: str | None, limit: int, as_json: bool) -> None:
     help="Check a quote against a document, or a batch of quotes (JSON lines).\n\n"
     "Exit status: 0 when every quote is found (exact or fuzzy), 1 when any quote is "
     "missed (the text output says which and why), 2 when the check cannot be made "
-    "(no such document, a file that cannot be read, wrong options)."
+    "(no such document, a file that cannot be read, wrong options, a batch line that is "
+    "not JSON or holds no quote)."
 )
 @click.argument("doc")
 @click.option("--quote", help="The quote to check.")
@@ -384,10 +385,11 @@ def verify(
             requests = [{"quote": quote, "source": source}]
         else:
             requests = list(_read_batch(batch))
-        any_missed = False
+        any_missed = any_unreadable = False
         for request in requests:
             if "error" in request:  # a line with no quote: a miss, with the same fields
                 result: dict[str, Any] = Verification("miss", request["error"]).to_json()
+                any_unreadable = True
             else:
                 result = verifier.verify(request["quote"], request.get("source")).to_json()
             if result["status"] == "miss":
@@ -396,6 +398,10 @@ def verify(
                 echo_json(result)
             else:
                 click.echo(_verification_line(request.get("quote"), result))
+    if any_unreadable:
+        # A line that could not be checked is the input's fault, not a quote's: the
+        # other lines are still checked and said, in their places.
+        sys.exit(EXPECTED_FAILURE)
     if any_missed:
         sys.exit(QUOTE_MISSED)
 
