@@ -8,7 +8,7 @@ Found per document, after every page is read:
   "PUZZLES 205" are one header; pages of each parity are counted apart too,
   since books alternate left and right heads;
 - page numbers: one of a page's two top or bottom lines that is only a number ("17", "xvii",
-  "Page 3 of 9", "- 4 -");
+  "Page 3 of 9", "- 4 -", "47699");
 - printer's slugs and margin stamps: short lines printed on half the pages
   or more, wherever they stand;
 - footnote markers: superscript digits or symbols (PyMuPDF's span flag)
@@ -33,8 +33,9 @@ EDGE_SHARE = 0.2
 EDGE_LINES = 2
 # Furniture lines are short.
 MAX_FURNITURE_CHARS = 120
+# Up to five digits: the Federal Register numbers its pages through the year (47699).
 _PAGE_NUMBER = re.compile(
-    r"^(?:page\s+)?[-–—\s]*(?:\d{1,4}|[ivxlcdm]{1,7})[-–—\s]*(?:(?:of|/)\s*\d{1,4})?$",
+    r"^(?:page\s+)?[-–—\s]*(?:\d{1,5}|[ivxlcdm]{1,7})[-–—\s]*(?:(?:of|/)\s*\d{1,5})?$",
     re.IGNORECASE,
 )
 # Matched in case-folded text, where the only letter besides these that

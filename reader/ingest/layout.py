@@ -39,7 +39,9 @@ import pymupdf
 from reader.ingest.reading_order import reading_order
 
 EXTRACTION_FLAGS = pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP
-LAYOUT_VERSION = "layout-2"
+# Raised when what a page is read as changes (its text, or its furniture), so
+# documents read before are read again.
+LAYOUT_VERSION = "layout-3"
 # PyMuPDF's span flag for superscript text (footnote markers, mostly).
 SUPERSCRIPT = 1
 

@@ -92,3 +92,25 @@ def test_chunks_of_a_book_with_sentences_across_page_breaks_end_on_whole_sentenc
     ]
     assert len(chunks) > 150
     assert len(halves) <= len(chunks) // 50, halves
+
+
+def test_a_five_digit_page_number_is_furniture_and_a_sentence_runs_on_across_it():
+    """The Federal Register numbers its pages through the year (47699): taken for text, the
+    number cut the sentence giving the Lion Air crash's 189 fatalities in two, and the quote
+    a reader takes of it was "not found anywhere in the document"."""
+    document, chunks = read_document(
+        corpus_dir() / "pdf" / "pdfplumber-federal-register-2020-17221-threecolumn.pdf"
+    )
+    numbers = [
+        document.text[item.start : item.end]
+        for item in document.furniture
+        if item.kind == "page-number"
+    ]
+    assert "47699" in numbers and "47700" in numbers
+    quote = (
+        "accident after takeoff from Soekarno-Hatta International Airport in Jakarta, "
+        "Indonesia, resulting in 189 fatalities"
+    )
+    result = DocumentVerifier(document, chunks).verify(quote)
+    assert result.status == "exact", result
+    assert document.page_of(result.start) == 1 and document.page_of(result.end - 1) == 2
