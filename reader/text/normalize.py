@@ -55,7 +55,8 @@ _LETTER_AFTER = r"(?=[^\W\d_])"
 # colon, semicolon, question or exclamation mark) and the next word, which
 # PDFs often leave out ("copyright.When"), and a backslash before "[": the
 # terminal escapes a bracket before a digit so it cannot pass for a claim
-# marker ("\[2019]13"), and a quote copied from there must still match.
+# marker ("\[2019]13"), and a quote copied from there must still match;
+# and a hyphen after a letter at the very end.
 _DELETIONS = re.compile(
     _LETTER_BEFORE
     + r"- *"
@@ -65,6 +66,11 @@ _DELETIONS = re.compile(
     + r"|(?<=-)-+"
     + r"|(?<=[.!?;:]) +(?=[^\W\d_])"
     + r"|\\(?=\[)"
+    # A hyphen that ends the text after a letter: a quote that stops where a line
+    # broke a word ("from Soekarno-") means the word the text joins.
+    + "|"
+    + _LETTER_BEFORE
+    + r"-+ *$"
 )
 
 # One CJK character (letter, punctuation or full-width form).

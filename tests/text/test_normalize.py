@@ -57,3 +57,12 @@ def test_expansion_before_the_match_does_not_shift_it():
 
 def test_search_form_spaces_cjk_and_folds_ligatures():
     assert search_form("\ufb01ne 中文") == "fine  中  文 "
+
+
+def test_a_quote_ending_where_a_line_broke_a_word_keys_as_the_word_the_text_joins():
+    """An evidence sentence cut at a page break ends "from Soekarno-"; the text's key joins
+    "Soekarno-" and "Hatta", so the quote's trailing hyphen kept it from matching."""
+    assert normalize_key("after takeoff from Soekarno-") == "after takeoff from soekarno"
+    assert normalize_key("from Soekarno-Hatta") == "from soekarnohatta"
+    assert normalize("from Soekarno- ").key == "from soekarno"
+    assert normalize_key("a - b") == "a - b" and normalize_key("-") == "-"
