@@ -15,6 +15,10 @@ import time
 from tests.test_ingest_command import many_pdfs
 
 RUNS = 4
+# Enough files that the workers are busy for about two seconds after they start here,
+# four times the longest wait before a kill: the kill always lands mid-ingest.
+FILES = 60
+LONGEST_WAIT = 0.5
 
 
 def _children() -> tuple[dict[int, list[tuple[int, str]]], dict[int, str]]:
@@ -55,10 +59,10 @@ def _kill_one_of(find, process: subprocess.Popen, chance: random.Random) -> int 
     while process.poll() is None and time.monotonic() < deadline:
         found = find(process.pid)
         if found:
-            time.sleep(chance.uniform(0.0, 1.0))
+            time.sleep(chance.uniform(0.0, LONGEST_WAIT))
             try:
                 os.kill(chance.choice(found), signal.SIGKILL)
-            except ProcessLookupError:
+            except ProcessLookupError:  # it ended on its own meanwhile
                 continue
             return found
         time.sleep(0.05)
@@ -66,7 +70,7 @@ def _kill_one_of(find, process: subprocess.Popen, chance: random.Random) -> int 
 
 
 def test_killing_a_worker_mid_ingest_refuses_at_most_its_file_and_a_rerun_adds_it(tmp_path):
-    folder = many_pdfs(tmp_path / "papers", 24, pages=12)
+    folder = many_pdfs(tmp_path / "papers", FILES, pages=12)
     chance = random.Random(20261207)
     for run in range(RUNS):
         env = {**os.environ, "READER_HOME": str(tmp_path / f"home-{run}")}
@@ -92,13 +96,13 @@ def test_killing_a_worker_mid_ingest_refuses_at_most_its_file_and_a_rerun_adds_i
             timeout=120,
             check=True,
         )
-        assert len(json.loads(listed.stdout)) == 24
+        assert len(json.loads(listed.stdout)) == FILES
 
 
 def test_killing_the_server_that_forks_workers_loses_nothing(tmp_path):
     """Workers are forked by a server process; killed, it is started again with a new
     pool, and every file is read (before, the run ended "Aborted.", status 1)."""
-    folder = many_pdfs(tmp_path / "papers", 16, pages=12)
+    folder = many_pdfs(tmp_path / "papers", FILES, pages=12)
     chance = random.Random(7)
     for run in range(2):
         env = {**os.environ, "READER_HOME": str(tmp_path / f"home-{run}")}
@@ -111,4 +115,4 @@ def test_killing_the_server_that_forks_workers_loses_nothing(tmp_path):
         assert killed, "the forkserver was never seen"
         assert "Aborted." not in err and "Traceback" not in err, err
         assert process.returncode == 0, (process.returncode, err)
-        assert "16 added, 0 unchanged, 0 refused" in err, err
+        assert f"{FILES} added, 0 unchanged, 0 refused" in err, err
