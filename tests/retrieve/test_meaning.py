@@ -36,6 +36,27 @@ def test_vectors_are_unit_length_and_the_same_when_remembered():
     assert (again[1] == first[0]).all() and (again[0] == first[1]).all()
 
 
+def test_a_sentence_has_the_same_vector_alone_and_among_others_of_any_length():
+    """Sentences are embedded in batches sorted by length: each vector must still be
+    its own sentence's, whatever the batch pads it to."""
+    texts = [
+        SAME_WORDS,
+        "Yes.",
+        PARAPHRASE + " " + SAME_WORDS + " " + QUESTION,
+        PARAPHRASE,
+        "The court dismissed it.",
+        QUESTION,
+        "A much longer sentence about the fees, the lawyers and the settlement talks.",
+        "Nine.",
+        "The student paid.",
+        "It went to trial in the spring of that year, after the talks had failed.",
+    ]
+    together = SentenceEmbedder().embed(texts)
+    for text, vector in zip(texts, together, strict=True):
+        alone = SentenceEmbedder().embed([text])[0]
+        assert float(alone @ vector) > 0.999, text
+
+
 def test_of_two_candidates_equal_by_words_the_one_that_means_the_answer_comes_first():
     for order in ([SAME_WORDS, PARAPHRASE], [PARAPHRASE, SAME_WORDS]):
         ranked = [candidate(text, 1.0) for text in order]
