@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 from reader.ingest import read_document
-from reader.ingest.chunking import sentence_spans
 from reader.retrieve import meaning
 from reader.retrieve.meaning import SentenceEmbedder
+from reader.text.sentences import sentence_spans
 
 BOOK = "pdf/pdfjs-freeculture-352p.pdf"
 

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pymupdf
 
-from reader.ingest.chunking import sentence_spans
 from reader.ingest.layout import EXTRACTION_FLAGS, _assemble, page_blocks
 from reader.text.normalize import normalize_key
+from reader.text.sentences import sentence_spans
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "pdf"
 # Column boundaries (x, in displayed page coordinates), read off the pages.

@@ -35,12 +35,12 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from reader.ingest.chunking import sentence_spans
 from reader.records import Chunk
 from reader.retrieve.acronyms import AcronymMatcher
 from reader.retrieve.answer_kinds import expected_kind, kind_bonus
 from reader.retrieve.meaning import MeaningUnavailable, similarities
 from reader.text.normalize import CJK_LETTERS, normalize_key
+from reader.text.sentences import sentence_spans
 from reader.text.words import STOPWORDS, stem, words
 
 MIN_SENTENCE_CHARS = 25

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
-from reader.ingest.chunking import sentence_spans
 from reader.text.normalize import normalize_key
+from reader.text.sentences import sentence_spans
 from reader.text.words import STOPWORDS, stem, words
 from reader.verify.numbers import number_value
 

@@ -7,11 +7,11 @@ from collections import Counter
 import pytest
 
 from reader.answer import Answerer
-from reader.ingest.chunking import sentence_spans
 from reader.records import Chunk
 from reader.retrieve.evidence import choose_evidence
 from reader.text.normalize import normalize_key
 from reader.text.reading_view import readable
+from reader.text.sentences import sentence_spans
 
 FILLER = " ".join(
     f"Ledger entry {n} notes the tides, the cargo and the weather of the week." for n in range(14)

@@ -6,8 +6,8 @@ from PySide6.QtWidgets import QTextEdit
 
 from reader.config import Settings, save_settings
 from reader.ingest import read_document
-from reader.ingest.chunking import sentence_spans
 from reader.text.reading_view import readable, reading_view
+from reader.text.sentences import sentence_spans
 from reader.ui.viewer import TextView
 from reader.verify import DocumentVerifier
 from tests.books import make_book
