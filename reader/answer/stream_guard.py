@@ -14,6 +14,7 @@ from enum import StrEnum
 
 from reader.answer.parsing import ClaimStream, claim_key
 from reader.records import Claim
+from reader.text.words import WORD_RUN
 
 MAX_CLAIM_TEXT_CHARS = 240
 _REPEATED_NGRAM = 4
@@ -24,7 +25,6 @@ _PHRASE_WINDOW_CHARS = 1200
 # before a piece where a field may have opened).
 _RECENT_CHARS = 1024
 _LONGEST_WORD = 64
-_WORDS = re.compile(r"\w+")
 _COUNTING = re.compile(r"(?:\d+[\s,.]+){12}\d*$")
 _OPEN_FIELD = re.compile(r'"(text|answer)"\s*:\s*"|"unsupported"\s*:\s*\[')
 
@@ -45,7 +45,7 @@ class _PhraseCounter:
         text = self._partial + piece.lower()
         offset = start - len(self._partial)
         self._partial = ""
-        for match in _WORDS.finditer(text):
+        for match in WORD_RUN.finditer(text):
             if match.end() == len(text):
                 self._partial = match.group()[:_LONGEST_WORD]
                 break

@@ -71,7 +71,6 @@ TEXT_EXTRACTOR = "text-1"
 
 ProgressCallback = Callable[[int, int], None]
 
-_WORD = re.compile(r"\w+")
 # U+FFFD and control characters are what glyphs without a Unicode mapping become.
 _UNMAPPED = re.compile(r"[\ufffd\x00-\x08\x0e-\x1f]")
 

@@ -13,9 +13,7 @@ from collections import Counter
 
 from reader.ingest.layout import TextBlock
 from reader.records import Heading
-from reader.text.words import words
-
-_WORD = re.compile(r"\w+")
+from reader.text.words import WORD_RUN, words
 
 
 def headings_from_outline(
@@ -38,7 +36,7 @@ def _find_title(title: str, page_text: str) -> int:
     found = page_text.find(title)
     if found >= 0:
         return found
-    words = [re.escape(word) for word in _WORD.findall(title)]
+    words = [re.escape(word) for word in WORD_RUN.findall(title)]
     if not words:
         return 0
     # Outline titles often differ from the printed ones in case, punctuation

@@ -17,7 +17,11 @@ import snowballstemmer
 from reader.text.normalize import CJK_CHARACTER, CJK_LETTERS, normalize_key
 
 _WORD = re.compile(r"[^\W_]+(?:[.,][0-9]+)*", re.UNICODE)
-_CJK_RUN = re.compile(f"[{CJK_LETTERS}]+")
+# A run of letters of the CJK scripts.
+CJK_RUN = re.compile(f"[{CJK_LETTERS}]+")
+# A run of word characters (letters, digits, "_"), where a word is compared as
+# written, not as a search term.
+WORD_RUN = re.compile(r"\w+")
 _CJK_PIECES = re.compile(f"([{CJK_LETTERS}]+)")
 # Function words: a claim may add or drop these without saying anything new.
 # fmt: off
@@ -77,11 +81,11 @@ def words(text: str, cjk_pairs: bool = False) -> list[str]:
     folded = folded.replace("%", " percent ").replace("per cent", "percent")
     tokens: list[str] = []
     for token in _WORD.findall(folded):
-        if not _CJK_RUN.search(token):
+        if not CJK_RUN.search(token):
             tokens.append(token.strip(".,"))
             continue
         for piece in _CJK_PIECES.split(token):
-            if not _CJK_RUN.fullmatch(piece):
+            if not CJK_RUN.fullmatch(piece):
                 tokens.extend(part.strip(".,") for part in _WORD.findall(piece))
             elif cjk_pairs and len(piece) > 1:
                 tokens.extend(piece[index : index + 2] for index in range(len(piece) - 1))

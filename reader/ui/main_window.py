@@ -29,15 +29,13 @@ from reader.library.repair import RepairReport
 from reader.records import Answer, Document
 from reader.text.escaping import one_line
 from reader.ui import messages
-from reader.ui.ask_panel import AskPanel
+from reader.ui.ask_panel import AskPanel, BackendFactory
 from reader.ui.library_op import LibraryOp
 from reader.ui.library_panel import LibraryPanel
 from reader.ui.message_bar import MessageBar
 from reader.ui.repair import REPAIR_CANCELLED, repair_step, run_repair
 from reader.ui.viewer_panel import ViewerPanel
 from reader.ui.workers import Task, Workers
-
-BackendFactory = Callable[[], Backend | None]
 
 
 def default_backend_factory() -> Backend | None:

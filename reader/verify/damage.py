@@ -22,10 +22,10 @@ from typing import NamedTuple
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
+from reader.text.words import WORD_RUN
 from reader.verify.ocr import OcrDifference, ocr_difference
 
 FUZZY_MIN_SCORE = 85.0
-_WORD = re.compile(r"\w+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|nor|neither|nobody|nothing|nowhere|cannot|without|"
@@ -82,8 +82,8 @@ def align_damaged(
     Both arguments are normalisation keys. Returns the alignment in ``text`` or
     None when the only alignment found changes what is said.
     """
-    quote_words = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(quote)]
-    text_words = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
+    quote_words = [(m.group(0), m.start(), m.end()) for m in WORD_RUN.finditer(quote)]
+    text_words = [(m.group(0), m.start(), m.end()) for m in WORD_RUN.finditer(text)]
     if not quote_words or not text_words:
         return None
     matcher = SequenceMatcher(

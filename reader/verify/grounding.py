@@ -64,8 +64,7 @@ import re
 from dataclasses import dataclass
 
 from reader.records import Claim, Grounding, Verification
-from reader.text.normalize import CJK_LETTERS
-from reader.text.words import STOPWORDS, stem, words
+from reader.text.words import CJK_RUN, STOPWORDS, stem, words
 from reader.verify.assertion import (
     OBLIGATIONS,
     points_at_answer,
@@ -101,7 +100,6 @@ from reader.verify.numbers import (
     without_reference_marks,
 )
 
-_CJK_RUN = re.compile(f"[{CJK_LETTERS}]+")
 _SAYS_ITS_STEM = re.compile(
     r"\b(?:pre|re|al|el|ibn|bin|abu|ben)[-\u2010\u2011](\w+)", re.IGNORECASE
 )
@@ -364,7 +362,7 @@ _CUT_OFF = re.compile(r"(?:/\d+|\b(?:Mr|Mrs|Ms|Dr|St|Prof))\.$")
 
 def _states_something(said: list[str]) -> bool:
     """A number, or two words of substance: "Mr." and "The very first U." state nothing."""
-    substantial = [t for t in said if t not in LIGHT_WORDS and (len(t) > 1 or _CJK_RUN.match(t))]
+    substantial = [t for t in said if t not in LIGHT_WORDS and (len(t) > 1 or CJK_RUN.match(t))]
     return len(substantial) >= 2 or any(number_value(t) is not None for t in said)
 
 

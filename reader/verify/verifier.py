@@ -28,11 +28,11 @@ from rapidfuzz import fuzz
 
 from reader.records import Chunk, Verification
 from reader.text.normalize import NormalizedText, normalize_key
+from reader.text.words import WORD_RUN
 from reader.verify.damage import Alignment, OcrConfidenceAt, align_damaged
 from reader.verify.ocr import OcrReading, ocr_reason
 
 _CANDIDATE_CUTOFF = 75.0  # rough alignment score worth refining
-_WORD = re.compile(r"\w+")
 _DIGITS = re.compile(r"\d+")
 _RANK = {"exact": 2, "fuzzy": 1, "miss": 0}
 # Between the keys of two stretches of text that do not touch (see QuoteMatcher):
@@ -341,7 +341,7 @@ class QuoteMatcher:
         """Key positions of every word (``\\w+``), built on first use."""
         if self._words is None:
             words: dict[str, list[int]] = {}
-            for match in _WORD.finditer(self._norm.key):
+            for match in WORD_RUN.finditer(self._norm.key):
                 words.setdefault(match.group(), []).append(match.start())
             self._words = words
         return self._words
@@ -387,7 +387,7 @@ class QuoteMatcher:
     def _candidate_chunks(self, quote_key: str, limit: int) -> list[int]:
         """Chunks sharing the most of the quote's rarer words, best first."""
         index = self._word_index()
-        words = {word for word in _WORD.findall(quote_key) if len(word) >= 3}
+        words = {word for word in WORD_RUN.findall(quote_key) if len(word) >= 3}
         if not words:
             return list(range(len(self.chunks)))
         # Words found in hundreds of places do not tell chunks apart.
