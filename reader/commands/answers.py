@@ -246,7 +246,8 @@ def evaluate_command(
     as_json: bool,
 ) -> None:
     from reader.answer.setup import make_backend
-    from reader.library.evaluate import evaluate, evaluate_support, is_support_set
+    from reader.library.evaluate import evaluate
+    from reader.library.labelled_claims import evaluate_support, is_support_set
 
     if is_support_set(qa_file):
         from reader.answer.judge import SupportJudge

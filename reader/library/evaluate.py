@@ -50,15 +50,12 @@ from __future__ import annotations
 import json
 import statistics
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from reader.answer.backends import Backend
-from reader.answer.hygiene import says_not_answered, strip_meta
-from reader.answer.judge import SupportJudge
 from reader.answer.pipeline import Answerer
 from reader.errors import ReaderError
 from reader.library.library import Library
@@ -66,7 +63,7 @@ from reader.records import CheckedClaim, Chunk
 from reader.retrieve.evidence import choose_evidence
 from reader.text.normalize import normalize_key
 from reader.text.words import STOPWORDS, stem, words
-from reader.verify.grounding import NEGATIONS, check_grounding
+from reader.verify.grounding import NEGATIONS
 
 
 @dataclass
@@ -156,7 +153,7 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def _ratio(count: int, total: int) -> float | None:
+def ratio(count: int, total: int) -> float | None:
     return round(count / total, 4) if total else None
 
 
@@ -285,24 +282,24 @@ def evaluate(
         "questions": len(items),
         "answerable": answerable,
         "unanswerable": unanswerable,
-        "yield": _ratio(yielded, answerable),
-        "evidence_hit": _ratio(hit, answerable),
-        "answer_stated": _ratio(stated, answerable),
-        "model_stated": _ratio(model_stated, answerable),
-        "direct_stated": _ratio(direct_stated, answerable),
-        "direct_short": _ratio(direct_short, answerable),
-        "verification_rate": _ratio(verified, claims),
-        "grounded_share": _ratio(grounded, verified),
+        "yield": ratio(yielded, answerable),
+        "evidence_hit": ratio(hit, answerable),
+        "answer_stated": ratio(stated, answerable),
+        "model_stated": ratio(model_stated, answerable),
+        "direct_stated": ratio(direct_stated, answerable),
+        "direct_short": ratio(direct_short, answerable),
+        "verification_rate": ratio(verified, claims),
+        "grounded_share": ratio(grounded, verified),
         "model_claims": made,
-        "model_supported_share": _ratio(made_supported, made),
+        "model_supported_share": ratio(made_supported, made),
         "reanchored": reanchored,
         "back_matter_linked": back_matter,
         "declined_by_model": declined,
-        "abstained": _ratio(abstained, unanswerable),
+        "abstained": ratio(abstained, unanswerable),
         "abstained_by_kind": {kind: f"{done}/{total}" for kind, (done, total) in by_kind.items()},
-        "false_not_found": _ratio(false_not_found, answerable),
-        "retrieval_at_4": _ratio(at_4, answerable),
-        "retrieval_at_10": _ratio(at_10, answerable),
+        "false_not_found": ratio(false_not_found, answerable),
+        "retrieval_at_4": ratio(at_4, answerable),
+        "retrieval_at_10": ratio(at_10, answerable),
         "seconds_p50": round(statistics.median(seconds), 3),
         "seconds_p90": round(_percentile(seconds, 0.9), 3),
         "first_evidence_seconds_p50": (
@@ -360,92 +357,6 @@ def _contains_answer(text: str, answers: list[str]) -> bool:
         if needed and needed <= said:
             return True
     return False
-
-
-# -- the support check on claims labelled by hand ----------------------------------------
-
-
-def is_support_set(path: Path) -> bool:
-    """Whether ``path`` is a labelled set of claims (JSON lines with a "label")."""
-    try:
-        with Path(path).open(encoding="utf-8") as stream:
-            first = json.loads(stream.readline())
-    except (OSError, ValueError):
-        return False
-    return isinstance(first, dict) and "label" in first and "claim" in first
-
-
-def evaluate_support(
-    path: Path,
-    details: list[dict[str, Any]] | None = None,
-    judge: SupportJudge | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
-    """Precision and recall of the support check, per model, on labelled claims.
-
-    Each line holds a question, a claim a real model wrote, the quote it is
-    linked to, and a hand label: "supported" (the claim says only what the
-    quote says, paraphrase allowed) or "unsupported". A claim is linked in its
-    own words when hygiene leaves something to check and the check passes
-    (the rules, then ``judge`` where given: the model run in-process).
-    Precision: linked claims that are supported; recall: supported claims linked.
-    """
-    try:
-        rows = [
-            json.loads(line)
-            for line in Path(path).read_text(encoding="utf-8").splitlines()
-            if line.strip()
-        ]
-        labelled = [
-            (str(r["model"]), r) for r in rows if r["label"] in ("supported", "unsupported")
-        ]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise ReaderError(
-            f"{path} is not a labelled claim set ({type(error).__name__}: {error})."
-        ) from None
-    if not labelled:
-        raise ReaderError(f"{path} holds no labelled claims.")
-    per_model: dict[str, dict[str, int]] = {}
-    started = time.perf_counter()
-    for number, (model, row) in enumerate(labelled, start=1):
-        claim = strip_meta(str(row["claim"]))
-        question, quote = str(row.get("question", "")), str(row["quote"])
-        linked = False
-        if not says_not_answered(claim):
-            verdict = check_grounding(claim, quote, question)
-            if judge is not None:
-                verdict = judge.verdict(verdict, question, claim, quote)
-            linked = verdict.grounded
-        if progress is not None:
-            progress(number, len(labelled))
-        supported = row["label"] == "supported"
-        counts = per_model.setdefault(model, {"claims": 0, "supported": 0, "linked": 0, "both": 0})
-        counts["claims"] += 1
-        counts["supported"] += supported
-        counts["linked"] += linked
-        counts["both"] += linked and supported
-        if details is not None and linked != supported:
-            details.append({**row, "linked": linked, "error": "linked" if linked else "refused"})
-    elapsed = time.perf_counter() - started
-    total = {
-        key: sum(c[key] for c in per_model.values())
-        for key in ("claims", "supported", "linked", "both")
-    }
-
-    def figures(counts: dict[str, int]) -> dict[str, Any]:
-        return {
-            **counts,
-            "precision": _ratio(counts["both"], counts["linked"]),
-            "recall": _ratio(counts["both"], counts["supported"]),
-        }
-
-    return {
-        "file": str(path),
-        "judge": judge is not None,
-        "overall": figures(total),
-        "by_model": {model: figures(counts) for model, counts in sorted(per_model.items())},
-        "ms_per_claim": round(1000 * elapsed / len(labelled), 3),
-    }
 
 
 def _in_back_matter(library: Library, claim: CheckedClaim) -> bool:

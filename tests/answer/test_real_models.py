@@ -97,7 +97,7 @@ JUDGED_RECALL_FLOOR = 0.55  # 0.63 measured
 
 def test_the_model_judges_claims_it_wrote_as_they_were_labelled_by_hand(qwen_1_5b, tmp_path):
     from reader.answer.judge import SupportJudge
-    from reader.library.evaluate import evaluate_support
+    from reader.library.labelled_claims import evaluate_support
     from tests.answer.test_support_set import LABELLED
 
     lines = [

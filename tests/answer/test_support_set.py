@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from reader.library.evaluate import evaluate_support, is_support_set
+from reader.library.labelled_claims import evaluate_support, is_support_set
 
 LABELLED = Path(__file__).resolve().parents[2] / "bench" / "support" / "claims.jsonl"
 # The rules alone (no model to judge): what reader gives with a server or no judge.
