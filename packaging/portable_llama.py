@@ -6,7 +6,7 @@ on most laptops. The bundle instead carries a llama-cpp-python built here with
 pinned flags: no code for the build machine (``GGML_NATIVE=OFF``), and one CPU
 library per processor generation (``GGML_CPU_ALL_VARIANTS=ON``) loaded at run
 time (``GGML_BACKEND_DL=ON``), of which ggml picks the best this processor runs
-(reader loads them: ``reader.answer.llama_runtime.load_cpu_backends``).
+(reader loads them: ``reader.models.llama_runtime.load_cpu_backends``).
 
 The wheel is built once per llama-cpp-python version and kept in
 ``~/.cache/reader-build`` (``READER_BUILD_CACHE`` moves it); the build takes

@@ -41,7 +41,7 @@ _EXPORTS = {
     "repair_library": "reader.library",
     "reverify": "reader.library",
     "Answerer": "reader.answer",
-    "make_backend": "reader.answer.setup",
+    "make_backend": "reader.models.choice",
     "Settings": "reader.config",
     "load_settings": "reader.config",
     "save_settings": "reader.config",
@@ -83,7 +83,6 @@ __all__ = [
 
 if TYPE_CHECKING:
     from reader.answer import Answerer
-    from reader.answer.setup import make_backend
     from reader.config import Settings, load_settings, save_settings
     from reader.errors import ReaderError
     from reader.library import (
@@ -97,6 +96,7 @@ if TYPE_CHECKING:
         reverify,
         stale_documents,
     )
+    from reader.models.choice import make_backend
     from reader.records import (
         Answer,
         CheckedClaim,

@@ -34,7 +34,7 @@ class Settings:
     model: str | None = None  # a GGUF path or a file name in the models folder; None: the default
     server_url: str | None = None  # an OpenAI-compatible server; None: run the model in-process
     model_name: str | None = None  # the model to ask the server for
-    # Seconds to wait on the server: see reader.answer.server.ServerTimeouts for why these.
+    # Seconds to wait on the server: see reader.models.server_client.ServerTimeouts for why these.
     server_connect_timeout: float = 10.0
     server_first_token_timeout: float = 120.0
     server_between_tokens_timeout: float = 60.0

@@ -28,6 +28,7 @@ LAYERS: list[set[str]] = [
     {"store"},
     {"retrieve"},
     {"verify"},
+    {"models"},
     {"answer"},
     {"library"},
     {"commands", "ui", "cli", "sample"},

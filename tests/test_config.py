@@ -2,8 +2,8 @@
 
 import json
 
-from reader.answer.server import ServerTimeouts
 from reader.config import DEFAULTS, Settings, load_settings, save_settings, settings_path
+from reader.models.server_client import ServerTimeouts
 
 
 def test_without_a_file_the_settings_are_the_defaults():

@@ -1,9 +1,9 @@
 """Answers: a model answers with quoted claims and every quote is verified."""
 
-from reader.answer.backends import ScriptedBackend
-from reader.answer.model_process import EmbeddedBackend
 from reader.answer.pipeline import DEFAULT_MODE, Answerer
-from reader.answer.server import ServerBackend, ServerTimeouts
+from reader.models.backends import ScriptedBackend
+from reader.models.model_process import EmbeddedBackend
+from reader.models.server_client import ServerBackend, ServerTimeouts
 
 __all__ = [
     "DEFAULT_MODE",

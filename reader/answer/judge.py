@@ -29,9 +29,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from reader.answer.backends import Messages
-from reader.answer.models import judges_support
 from reader.errors import ModelError
+from reader.models.backends import Messages
+from reader.models.files import judges_support
 from reader.records import Grounding
 from reader.text.words import words
 

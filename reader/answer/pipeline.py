@@ -21,12 +21,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from reader.answer.backends import Backend, Generation
 from reader.answer.checking import ClaimChecker
 from reader.answer.events import ClaimChecked, EventCallback, Status, Token
 from reader.answer.hygiene import says_not_answered
 from reader.answer.judge import judge_for
-from reader.answer.models import resolve_mode
 from reader.answer.not_answered import (
     declined_by_model,
     never_mentioned,
@@ -48,10 +46,12 @@ from reader.answer.prompting import (
     evidence_passages,
     free_grammar,
     passages_for,
+    resolve_mode,
     retry_message,
 )
 from reader.answer.stream_guard import RepetitionGuard, Stop
 from reader.errors import Cancelled, ReaderError
+from reader.models.backends import Backend, Generation
 from reader.records import (
     Answer,
     AnswerMetrics,

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reader.answer.spans import NOT_ANSWERED_TEXT
+from reader.models.backends import Backend
+from reader.models.files import writes_grounded_claims
 from reader.records import Chunk
 from reader.retrieve.evidence import Evidence
 from reader.text.reading_view import readable
@@ -33,6 +35,21 @@ FREE = "free"
 CONSTRAINED = "constrained"
 PASSAGES = "passages"
 MODES = (AUTO, CONSTRAINED, FREE, PASSAGES)
+
+
+def resolve_mode(mode: str, backend: Backend | None) -> str:
+    """The mode a question is answered in: "auto" picks by what the model does well.
+
+    Without a model, passages. In "auto", a model that writes grounded claims
+    answers in constrained mode; one that does not leaves the answer to the
+    evidence.
+    """
+    if backend is None:
+        return PASSAGES
+    if mode == AUTO:
+        return CONSTRAINED if writes_grounded_claims(backend.name) else PASSAGES
+    return mode
+
 
 # Claims per answer: quoting the evidence, a question is answered by one or
 # two sentences (more from a small model are repeats or drift); quoting

@@ -47,8 +47,8 @@ def ask(
 ) -> None:
     from reader.answer import Answerer
     from reader.answer.render import render_text
-    from reader.answer.setup import make_backend
     from reader.config import load_settings
+    from reader.models.choice import make_backend
 
     if whole_library:
         if len(arguments) != 1:
@@ -245,9 +245,9 @@ def evaluate_command(
     details: Path | None,
     as_json: bool,
 ) -> None:
-    from reader.answer.setup import make_backend
     from reader.library.evaluate import evaluate
     from reader.library.labelled_claims import evaluate_support, is_support_set
+    from reader.models.choice import make_backend
 
     if is_support_set(qa_file):
         from reader.answer.judge import SupportJudge
@@ -322,14 +322,14 @@ def evaluate_command(
 def models(context: click.Context) -> None:
     if context.invoked_subcommand is not None:
         return
-    from reader.answer.catalogue import CATALOGUE, installed_path, parts_installed
-    from reader.answer.models import (
+    from reader.config import load_settings
+    from reader.models.catalogue import CATALOGUE, installed_path, parts_installed
+    from reader.models.files import (
         available_models,
         embedded_model_path,
         models_dir,
         resolve_model,
     )
-    from reader.config import load_settings
 
     embedded = embedded_model_path()
     try:
@@ -365,8 +365,8 @@ def models(context: click.Context) -> None:
 @click.argument("name")
 @click.option("--keep-default", is_flag=True, help="Do not make it the default model.")
 def models_install(name: str, keep_default: bool) -> None:
-    from reader.answer.catalogue import catalogue_model, install
-    from reader.answer.models import models_dir
+    from reader.models.catalogue import catalogue_model, install
+    from reader.models.files import models_dir
 
     model = catalogue_model(name)
     shown = [-1]
@@ -389,7 +389,7 @@ def models_install(name: str, keep_default: bool) -> None:
 )
 @click.argument("name")
 def models_requirements(name: str) -> None:
-    from reader.answer.catalogue import catalogue_model
+    from reader.models.catalogue import catalogue_model
 
     model = catalogue_model(name)
     for part in model.part_names():

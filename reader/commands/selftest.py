@@ -93,9 +93,9 @@ def _private_home() -> Iterator[Path]:
 def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResult:
     """Run every step; raise ``SelftestFailed`` naming the first that fails."""
     from reader.answer import Answerer
-    from reader.answer.model_process import EmbeddedBackend
-    from reader.answer.models import resolve_model, writes_grounded_claims
     from reader.library.library import Library
+    from reader.models.files import resolve_model, writes_grounded_claims
+    from reader.models.model_process import EmbeddedBackend
     from reader.sample import SAMPLE_QUESTION, sample_path
 
     result = SelftestResult()

@@ -55,10 +55,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reader.answer.backends import Backend
 from reader.answer.pipeline import Answerer
 from reader.errors import ReaderError
 from reader.library.library import Library
+from reader.models.backends import Backend
 from reader.records import CheckedClaim, Chunk
 from reader.retrieve.evidence import choose_evidence
 from reader.text.normalize import normalize_key

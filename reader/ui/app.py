@@ -125,7 +125,7 @@ def shot(
     # A PNG needs no screen: without a display (or the libraries to draw on it)
     # the window is drawn offscreen, unless QT_QPA_PLATFORM asks for a platform.
     app = _application(offscreen=not os.environ.get("QT_QPA_PLATFORM") and not _display_usable())
-    from reader.answer.setup import make_backend
+    from reader.models.choice import make_backend
     from reader.ui.main_window import MainWindow
 
     window = MainWindow(backend_factory=(lambda: None) if no_model else make_backend)

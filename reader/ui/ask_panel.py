@@ -26,12 +26,12 @@ from PySide6.QtWidgets import (
 )
 
 from reader.answer import Answerer
-from reader.answer.backends import Backend
 from reader.answer.events import ClaimChecked, Status, Token
 from reader.answer.render import render_markdown, verification_summary
 from reader.config import load_settings
 from reader.errors import ReaderError, StoreError
 from reader.library import Library, reverify
+from reader.models.backends import Backend
 from reader.records import Answer, CheckedClaim
 from reader.text.escaping import one_line
 from reader.ui import messages

@@ -20,12 +20,12 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
-from reader.answer.backends import Backend
-from reader.answer.setup import make_backend
 from reader.config import library_path
 from reader.errors import ReaderError
 from reader.library import Library
 from reader.library.repair import RepairReport
+from reader.models.backends import Backend
+from reader.models.choice import make_backend
 from reader.records import Answer, Document
 from reader.text.escaping import one_line
 from reader.ui import messages

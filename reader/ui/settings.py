@@ -21,12 +21,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reader.answer import setup
-from reader.answer.catalogue import model_choices
-from reader.answer.models import models_dir
-from reader.answer.setup import server_timeouts
 from reader.config import Settings, load_settings, save_settings
 from reader.ingest import ocr
+from reader.models import choice
+from reader.models.catalogue import model_choices
+from reader.models.choice import server_timeouts
+from reader.models.files import models_dir
 from reader.ui.labels import plain_label
 from reader.ui.ocr_labels import language_name
 
@@ -218,5 +218,5 @@ class SettingsDialog(QDialog):
                 ocr_languages="+".join(languages),
             )
         )
-        setup.forget_backends()
+        choice.forget_backends()
         self.accept()

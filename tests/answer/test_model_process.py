@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from reader.answer.gguf import check_model_file
-from reader.answer.llama_runtime import advertises_amx, keep_weights_plain, use_extra_buffers
-from reader.answer.model_process import EmbeddedBackend, ModelCrashedError
-from reader.answer.models import embedded_model_path
 from reader.errors import ModelError
+from reader.models.files import embedded_model_path
+from reader.models.gguf import check_model_file
+from reader.models.llama_runtime import advertises_amx, keep_weights_plain, use_extra_buffers
+from reader.models.model_process import EmbeddedBackend, ModelCrashedError
 from tests.answer.conftest import TREATY
 
 MESSAGES = [{"role": "user", "content": "Count from one to fifty in words, separated by commas."}]

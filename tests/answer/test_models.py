@@ -14,9 +14,9 @@ import pytest
 
 import reader
 from reader.answer import Answerer
-from reader.answer.models import embedded_model_path, resolve_model
-from reader.answer.setup import make_backend
 from reader.answer.spans import NOT_ANSWERED_TEXT, find_run
+from reader.models.choice import make_backend
+from reader.models.files import embedded_model_path, resolve_model
 from reader.text.normalize import normalize_key
 from tests.answer.conftest import TREATY
 
@@ -179,7 +179,7 @@ def test_only_the_server_backend_may_use_the_network():
                 users.add(path.relative_to(package).as_posix())
     # The server transport, and the display check, which only knocks on local
     # (AF_UNIX) sockets of the X server or Wayland compositor.
-    assert users == {"answer/http_stream.py", "ui/platform.py"}
+    assert users == {"models/http_stream.py", "ui/platform.py"}
     platform = (package / "ui" / "platform.py").read_text(encoding="utf-8")
     assert "AF_INET" not in platform and "create_connection" not in platform
 

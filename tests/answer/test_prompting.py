@@ -57,9 +57,9 @@ def test_grammars_compile_in_llama_cpp(claims_only, capfd):
     ],
 )
 def test_a_claim_sentence_may_hold_abbreviations_and_decimals_but_ends_at_its_end(sentence):
-    from reader.answer.model_process import EmbeddedBackend
-    from reader.answer.models import embedded_model_path
     from reader.answer.prompting import _SENTENCE_RULE
+    from reader.models.files import embedded_model_path
+    from reader.models.model_process import EmbeddedBackend
 
     backend = EmbeddedBackend(embedded_model_path(), n_ctx=1024)
     grammar = 'root ::= "\\"" sentence "\\""\n' + _SENTENCE_RULE

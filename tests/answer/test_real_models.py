@@ -16,8 +16,8 @@ import pytest
 
 from bench.fetch_models import MODELS, default_dest
 from reader.answer import Answerer
-from reader.answer.model_process import EmbeddedBackend
 from reader.library import Library
+from reader.models.model_process import EmbeddedBackend
 from reader.text.normalize import normalize_key
 from reader.verify.grounding import check_grounding
 from tests.conftest import corpus_dir

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 import pytest
 
 from reader.answer import Answerer, ServerBackend
-from reader.answer.models import embedded_model_path
 from reader.errors import ModelError
+from reader.models.files import embedded_model_path
 from reader.text.normalize import normalize_key
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
@@ -32,9 +32,9 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # The server logs every request; a file, not a pipe nobody reads, takes it.
     log = (tmp_path_factory.mktemp("server") / "server.log").open("w+b")
     # llama.cpp set up as reader's model process sets it up (on an AMX processor its
-    # extra buffer types kill the server: see reader.answer.llama_runtime).
+    # extra buffer types kill the server: see reader.models.llama_runtime).
     start = (
-        "import runpy, sys, llama_cpp; from reader.answer.llama_runtime import prepare; "
+        "import runpy, sys, llama_cpp; from reader.models.llama_runtime import prepare; "
         "prepare(llama_cpp); sys.argv[0] = 'llama_cpp.server'; "
         "runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)"
     )

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import reader.answer.backends
-import reader.answer.model_process
-import reader.answer.models
 import reader.ingest.ocr
-from reader.answer.backends import Generation
+import reader.models.backends
+import reader.models.files
+import reader.models.model_process
 from reader.cli import main
 from reader.commands.selftest import (
     TESSERACT_MISSING,
@@ -23,6 +22,7 @@ from reader.commands.selftest import (
     run_selftest,
 )
 from reader.library import Library
+from reader.models.backends import Generation
 
 
 @pytest.mark.model
@@ -51,7 +51,7 @@ def test_selftest_passes_in_a_normal_install_and_leaves_the_library_alone(
 
 
 def test_a_missing_model_fails_the_model_step(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(reader.answer.models, "embedded_model_path", lambda: None)
+    monkeypatch.setattr(reader.models.files, "embedded_model_path", lambda: None)
     with pytest.raises(SelftestFailed) as failure:
         run_selftest()
     assert failure.value.step == "model"
@@ -61,7 +61,7 @@ def test_a_missing_model_fails_the_model_step(monkeypatch: pytest.MonkeyPatch):
 def test_the_cli_exits_non_zero_with_one_line_naming_the_step(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ):
-    monkeypatch.setattr(reader.answer.models, "embedded_model_path", lambda: None)
+    monkeypatch.setattr(reader.models.files, "embedded_model_path", lambda: None)
     with pytest.raises(SystemExit) as exited:
         main(["--selftest"])
     assert exited.value.code == 1
@@ -105,7 +105,7 @@ class InventingModel(GarbageModel):
 def test_a_model_that_does_not_deliver_fails_its_step(
     monkeypatch: pytest.MonkeyPatch, model: type, step: str, reason: str
 ):
-    monkeypatch.setattr(reader.answer.model_process, "EmbeddedBackend", model)
+    monkeypatch.setattr(reader.models.model_process, "EmbeddedBackend", model)
     with pytest.raises(SelftestFailed) as failure:
         run_selftest()
     assert failure.value.step == step
@@ -174,8 +174,8 @@ def test_without_tesseract_the_bundle_fails_the_ocr_step(
 
 def test_the_selftest_answers_with_the_model_the_settings_name(reader_home: Path):
     """The model `reader models install` made the default is the one checked."""
-    from reader.answer.models import embedded_model_path, models_dir
     from reader.config import Settings, save_settings
+    from reader.models.files import embedded_model_path, models_dir
 
     embedded = embedded_model_path()
     assert embedded is not None

@@ -25,8 +25,8 @@ import pytest
 
 from bench.fetch_models import MODELS, default_dest
 from reader import __version__
-from reader.answer.catalogue import INSTALLER_MODEL
 from reader.ingest import document_id
+from reader.models.catalogue import INSTALLER_MODEL
 from tests.conftest import PROJECT_ROOT, required_tool
 
 pytestmark = pytest.mark.slow
@@ -516,8 +516,8 @@ import sys
 if sys.argv[1]:
     sys.path.insert(0, sys.argv[1])
 import llama_cpp
-from reader.answer.llama_runtime import prepare
-from reader.answer.models import embedded_model_path
+from reader.models.llama_runtime import prepare
+from reader.models.files import embedded_model_path
 assert llama_cpp.__file__.startswith(sys.argv[1]), llama_cpp.__file__
 prepare(llama_cpp)
 llm = llama_cpp.Llama(model_path=str(embedded_model_path()), n_ctx=256, verbose=False)

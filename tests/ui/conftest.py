@@ -9,7 +9,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest
 
 from reader.answer import ScriptedBackend
-from reader.answer.backends import Generation, _collect
+from reader.models.backends import Generation, _collect
 
 
 class SlowBackend(ScriptedBackend):

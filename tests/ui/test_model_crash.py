@@ -9,8 +9,8 @@ import signal
 
 import pytest
 
-from reader.answer.model_process import EmbeddedBackend
-from reader.answer.models import embedded_model_path
+from reader.models.files import embedded_model_path
+from reader.models.model_process import EmbeddedBackend
 from tests.ui.test_window import PAGES, QUESTION, open_document
 
 pytestmark = [pytest.mark.gui, pytest.mark.slow]

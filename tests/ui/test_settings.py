@@ -7,9 +7,9 @@ from PySide6.QtCore import Qt
 
 import reader.ingest.ocr
 from reader.answer import ServerBackend, ServerTimeouts
-from reader.answer.setup import make_backend
 from reader.config import load_settings, save_settings, settings_path
 from reader.ingest.ocr import OcrSettings, ocr_settings
+from reader.models.choice import make_backend
 
 pytestmark = pytest.mark.gui
 
@@ -145,8 +145,8 @@ def test_no_ocr_language_is_not_saved(qtbot, monkeypatch: pytest.MonkeyPatch):
 
 
 def test_the_model_is_chosen_among_the_installed_ones_by_name(qtbot, reader_home):
-    from reader.answer.catalogue import CATALOGUE
-    from reader.answer.models import embedded_model_path, resolve_model
+    from reader.models.catalogue import CATALOGUE
+    from reader.models.files import embedded_model_path, resolve_model
     from reader.ui.settings import SettingsDialog
 
     folder = reader_home / "models"

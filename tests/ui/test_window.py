@@ -254,7 +254,7 @@ def test_settings_are_saved(window, qtbot, monkeypatch):
 
 @pytest.mark.model
 def test_end_to_end_with_the_embedded_model(qtbot, tmp_path, make_pdf):
-    from reader.answer.setup import make_backend
+    from reader.models.choice import make_backend
     from reader.ui.main_window import MainWindow
 
     window = MainWindow(database=tmp_path / "e2e.db", backend_factory=make_backend)

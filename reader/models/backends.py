@@ -1,9 +1,9 @@
 """Language-model backends behind one small interface.
 
-- ``EmbeddedBackend`` (in ``reader.answer.model_process``): a local GGUF file
+- ``EmbeddedBackend`` (in ``reader.models.model_process``): a local GGUF file
   run by llama.cpp in a process of its own (the default), which there runs
   ``InProcessBackend``;
-- ``ServerBackend`` (in ``reader.answer.server``): any OpenAI-compatible
+- ``ServerBackend`` (in ``reader.models.server_client``): any OpenAI-compatible
   server (llama.cpp server, vLLM, Ollama), the only code in reader that opens
   a network connection, and only to the URL the user configured;
 - ``ScriptedBackend``: replays queued outputs, for deterministic tests.
@@ -161,7 +161,7 @@ def _sample_grammar_lazily(llm: Any) -> None:
             or options.get("presence_penalty")
         ):
             return chain(**options)
-        from reader.answer.lazy_grammar import LazyGrammarSampler
+        from reader.models.lazy_grammar import LazyGrammarSampler
 
         return LazyGrammarSampler(
             llm, grammar, options.get("repeat_penalty", 1.0), llm.last_n_tokens_size
@@ -206,12 +206,12 @@ class InProcessBackend:
             self._llm = self._open(self.n_ctx)
 
     def _open(self, n_ctx: int) -> Any:
-        from reader.answer.gguf import check_model_file
+        from reader.models.gguf import check_model_file
 
         check_model_file(self.model_path)
         import llama_cpp
 
-        from reader.answer.llama_runtime import prepare
+        from reader.models.llama_runtime import prepare
 
         prepare(llama_cpp)
         try:

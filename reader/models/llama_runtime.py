@@ -17,7 +17,7 @@ Two things decide whether llama.cpp runs on the processor it finds:
   elsewhere they stay on. The cost was measured on such a machine (see
   ``models/README.md``).
 
-Both run in the model process only (``reader.answer.model_process``), before the
+Both run in the model process only (``reader.models.model_process``), before the
 first model loads.
 """
 

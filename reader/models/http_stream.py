@@ -27,8 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from reader.answer.backends import CancelSignal
 from reader.errors import Cancelled, ModelError
+from reader.models.backends import CancelSignal
 from reader.text.escaping import one_line
 
 # How often a wait looks at the cancel signal: cancelling takes at most this long.

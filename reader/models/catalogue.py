@@ -198,7 +198,7 @@ def install(
 def model_choices() -> list[tuple[str, str | None]]:
     """The installed models by name, as a settings list offers them: (label, the
     ``model`` setting that chooses it; None is the default)."""
-    from reader.answer.models import (
+    from reader.models.files import (
         DEFAULT_MODEL_NAME,
         EMBEDDED,
         embedded_model_path,

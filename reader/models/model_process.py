@@ -34,7 +34,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from reader.answer.backends import (
+from reader.config import reader_home
+from reader.errors import ModelError, ReaderError
+from reader.models.backends import (
     CancelSignal,
     Generation,
     InProcessBackend,
@@ -42,9 +44,7 @@ from reader.answer.backends import (
     Messages,
     TokenCallback,
 )
-from reader.answer.gguf import check_model_file
-from reader.config import reader_home
-from reader.errors import ModelError, ReaderError
+from reader.models.gguf import check_model_file
 from reader.process_log import send_stderr_to
 from reader.text.escaping import one_line
 

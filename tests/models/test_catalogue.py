@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from reader.answer.catalogue import (
+from reader.config import load_settings
+from reader.errors import ModelError
+from reader.models.catalogue import (
     CATALOGUE,
     InstallableModel,
     catalogue_model,
     install,
     parts_installed,
 )
-from reader.config import load_settings
-from reader.errors import ModelError
 from tests.conftest import PROJECT_ROOT
 
 PARTS = [os.urandom(300_000), os.urandom(300_000), os.urandom(123_457)]
@@ -204,8 +204,8 @@ def test_the_bench_fetcher_pins_the_same_files(monkeypatch):
 def test_the_model_an_installer_ships_is_the_default_until_the_user_adds_one(
     reader_home, tmp_path, monkeypatch
 ):
-    from reader.answer.catalogue import model_choices
-    from reader.answer.models import available_models, resolve_model
+    from reader.models.catalogue import model_choices
+    from reader.models.files import available_models, resolve_model
 
     application = tmp_path / "reader-app"
     (application / "models").mkdir(parents=True)
@@ -229,7 +229,7 @@ def test_the_model_an_installer_ships_is_the_default_until_the_user_adds_one(
 def test_the_readme_and_reader_models_give_the_same_figure_for_the_installers_model():
     import re
 
-    from reader.answer.catalogue import INSTALLER_MODEL, catalogue_model
+    from reader.models.catalogue import INSTALLER_MODEL, catalogue_model
     from tests.conftest import PROJECT_ROOT
 
     readme = " ".join((PROJECT_ROOT / "README.md").read_text(encoding="utf-8").split())
@@ -246,7 +246,7 @@ def test_models_install_says_how_to_give_back_the_parts_space(site, reader_home,
 
     from reader.commands.group import cli
 
-    monkeypatch.setattr("reader.answer.catalogue.catalogue_model", lambda name: fake_model())
+    monkeypatch.setattr("reader.models.catalogue.catalogue_model", lambda name: fake_model())
     result = CliRunner().invoke(cli, ["models", "install", "fake"])
     assert result.exit_code == 0, result.output
     assert "Installed Fake Model at" in result.output

@@ -19,16 +19,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from reader import __version__
-from reader.answer.backends import CancelSignal, Generation, Messages, TokenCallback, _collect
-from reader.answer.http_stream import (
+from reader.config import DEFAULTS
+from reader.errors import Cancelled, ModelError
+from reader.models.backends import CancelSignal, Generation, Messages, TokenCallback, _collect
+from reader.models.http_stream import (
     DeadlinePassed,
     Endpoint,
     Head,
     StreamingConnection,
     shown,
 )
-from reader.config import DEFAULTS
-from reader.errors import Cancelled, ModelError
 
 ERROR_BODY_BYTES = 4096
 MAX_ANSWER_BYTES = 16 * 2**20  # a whole answer from a server that ignored "stream"

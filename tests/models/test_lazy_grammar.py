@@ -6,9 +6,6 @@ import re
 
 import pytest
 
-from reader.answer.backends import REPEAT_PENALTY, InProcessBackend
-from reader.answer.lazy_grammar import LazyGrammarSampler
-from reader.answer.models import embedded_model_path
 from reader.answer.parsing import parse_output
 from reader.answer.prompting import (
     CONSTRAINED,
@@ -18,6 +15,9 @@ from reader.answer.prompting import (
     run_rules,
 )
 from reader.answer.spans import NOT_ANSWERED_TEXT, find_run
+from reader.models.backends import REPEAT_PENALTY, InProcessBackend
+from reader.models.files import embedded_model_path
+from reader.models.lazy_grammar import LazyGrammarSampler
 from reader.records import Chunk
 
 SENTENCES = [
