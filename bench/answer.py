@@ -51,8 +51,8 @@ from reader.answer.prompting import (
     passages_for,
 )
 from reader.library import Library
-from reader.models.backends import InProcessBackend
 from reader.models.files import embedded_model_path
+from reader.models.in_process import InProcessBackend
 from reader.models.llama_runtime import prepare
 from reader.models.model_process import EmbeddedBackend
 from reader.retrieve.evidence import choose_evidence

@@ -63,7 +63,7 @@ import json, statistics, sys
 if sys.argv[1]:
     sys.path.insert(0, sys.argv[1])
 from pathlib import Path
-from reader.models.backends import InProcessBackend
+from reader.models.in_process import InProcessBackend
 from reader.answer.pipeline import Answerer
 from reader.library import Library
 questions = json.loads(sys.argv[5])

@@ -39,12 +39,12 @@ from reader.errors import ModelError, ReaderError
 from reader.models.backends import (
     CancelSignal,
     Generation,
-    InProcessBackend,
     KnownText,
     Messages,
     TokenCallback,
 )
 from reader.models.gguf import check_model_file
+from reader.models.in_process import InProcessBackend
 from reader.process_log import send_stderr_to
 from reader.text.escaping import one_line
 

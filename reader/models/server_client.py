@@ -21,7 +21,7 @@ from typing import Any
 from reader import __version__
 from reader.config import DEFAULTS
 from reader.errors import Cancelled, ModelError
-from reader.models.backends import CancelSignal, Generation, Messages, TokenCallback, _collect
+from reader.models.backends import CancelSignal, Generation, Messages, TokenCallback, collect_pieces
 from reader.models.http_stream import (
     DeadlinePassed,
     Endpoint,
@@ -123,7 +123,7 @@ class ServerBackend:
                 return Generation(text="", seconds=time.perf_counter() - started, cancelled=True)
             self._check_head(connection, head)
             pieces = self._pieces(connection, head, usage, first_deadline, last_deadline)
-            generation = _collect(pieces, on_token, cancel, started)
+            generation = collect_pieces(pieces, on_token, cancel, started)
         if cancel is not None and cancel.is_set():
             generation.cancelled = True
         generation.prompt_tokens = usage.get("prompt_tokens", 0)

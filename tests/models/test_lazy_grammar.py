@@ -15,8 +15,9 @@ from reader.answer.prompting import (
     run_rules,
 )
 from reader.answer.spans import NOT_ANSWERED_TEXT, find_run
-from reader.models.backends import REPEAT_PENALTY, InProcessBackend
+from reader.models.backends import REPEAT_PENALTY
 from reader.models.files import embedded_model_path
+from reader.models.in_process import InProcessBackend
 from reader.models.lazy_grammar import LazyGrammarSampler
 from reader.records import Chunk
 

@@ -9,7 +9,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest
 
 from reader.answer import ScriptedBackend
-from reader.models.backends import Generation, _collect
+from reader.models.backends import Generation, collect_pieces
 
 
 class SlowBackend(ScriptedBackend):
@@ -24,7 +24,7 @@ class SlowBackend(ScriptedBackend):
                 time.sleep(0.005)
                 yield char
 
-        generation: Generation = _collect(pieces(), on_token, cancel, time.perf_counter())
+        generation: Generation = collect_pieces(pieces(), on_token, cancel, time.perf_counter())
         return generation
 
 
