@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -13,9 +13,6 @@ from reader.commands.group import EXPECTED_FAILURE, cli, echo_json, open_library
 from reader.errors import ReaderError
 from reader.records import Verification, page_name
 from reader.text.escaping import clean, counted, one_line
-
-if TYPE_CHECKING:
-    pass
 
 # ``reader verify``'s status when a quote was not found: the check ran, the quote failed it.
 QUOTE_MISSED = 1

@@ -171,7 +171,7 @@ def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResul
                         raise SelftestFailed("verify", f"no claim verified ({reasons})")
                     result.supported = sum(1 for claim in model_claims if claim.grounded)
                     # A model that answers in its own words must say something its
-                    # quote supports; the embedded one is not let speak (models.py).
+                    # quote supports; the embedded one is not let speak (reader.models.files).
                     if writes_grounded_claims(backend.name) and result.supported == 0:
                         reasons = "; ".join(
                             c.grounding.reason for c in model_claims if c.grounding is not None

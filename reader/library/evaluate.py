@@ -1,6 +1,7 @@
 """``reader eval``: the answer pipeline on a question set, with figures.
 
-Two formats are read:
+(A set of claims labelled by hand is ``reader.library.labelled_claims``.) Two
+formats of question set are read:
 
 - SQuAD JSON: each context becomes a plain-text document; gold answers carry
   character offsets into it, which are the evidence; questions marked

