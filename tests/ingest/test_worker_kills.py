@@ -23,15 +23,24 @@ MOST_READ_BEFORE_KILL = 20
 
 
 def _children() -> tuple[dict[int, list[tuple[int, str]]], dict[int, str]]:
-    table = subprocess.run(
-        ["ps", "-e", "-o", "pid=,ppid=,args="], capture_output=True, text=True, check=True
-    ).stdout
+    """Each process's children and command line, read from /proc: ``ps`` cuts its
+    output to $COLUMNS where that is set, which can cut "forkserver" off."""
     children: dict[int, list[tuple[int, str]]] = {}
     arguments: dict[int, str] = {}
-    for line in table.splitlines():
-        child, parent, *args = line.split(None, 2)
-        children.setdefault(int(parent), []).append((int(child), args[0] if args else ""))
-        arguments[int(child)] = args[0] if args else ""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                # The parent is the second field after the command name in brackets,
+                # which may itself hold spaces or brackets.
+                parent = int(stat.read().rsplit(b")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                args = cmdline.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except (OSError, IndexError, ValueError):  # it ended while being read
+            continue
+        children.setdefault(parent, []).append((int(entry), args))
+        arguments[int(entry)] = args
     return children, arguments
 
 
