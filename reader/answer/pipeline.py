@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from reader.answer.checking import ClaimChecker
+from reader.answer.confidence import choice_confidences, with_confidence
 from reader.answer.events import ClaimChecked, EventCallback, Status, Token
 from reader.answer.hygiene import says_not_answered
 from reader.answer.judge import judge_for
@@ -245,6 +246,8 @@ class Answerer:
         declines = [c.text for c in parsed.claims if says_not_answered(c.text)]
         # Checked while streaming already: looked up, then judged and settled.
         checked = self._settled(asking, parsed.claims, by_alias)
+        sureness = choice_confidences(generation)
+        checked = [with_confidence(item, sureness) for item in checked]
         failures = [index for index, item in enumerate(checked) if not item.verified]
         if failures and not asking.cancelled:
             asking.emit(Status("retrying", f"{len(failures)} claims did not verify"))
@@ -331,6 +334,8 @@ class Answerer:
         if second.cancelled:
             raise Cancelled("The question was cancelled.")
         retried = self._settled(asking, parse_output(second.text).claims, by_alias)
+        sureness = choice_confidences(second)
+        retried = [with_confidence(item, sureness) for item in retried]
         result = list(checked)
         # Each failed claim is replaced by its retry when the retry verified.
         for index, replacement in zip(failures, retried, strict=False):

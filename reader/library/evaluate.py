@@ -223,6 +223,7 @@ def evaluate(
                         "page": c.verification.page,
                         "reason": c.grounding.reason if c.grounding else c.verification.reason,
                         "direct_answer": c.direct_answer,
+                        "confidence": c.confidence.to_json() if c.confidence else None,
                     }
                     for c in answer.claims
                 ],

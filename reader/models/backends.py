@@ -38,6 +38,10 @@ class Generation:
     seconds: float = 0.0
     first_token_seconds: float | None = None
     cancelled: bool = False
+    # Each sampled token's characters in ``text`` and its log-probability under the
+    # model's own distribution, where the backend can tell (a model run by reader
+    # reading known text in); text read in, and other backends, have none.
+    token_log_probabilities: tuple[tuple[int, int, float], ...] = ()
 
 
 class CancelSignal(Protocol):

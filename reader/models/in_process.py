@@ -90,7 +90,11 @@ def _sample_grammar_lazily(llm: Any) -> None:
         from reader.models.lazy_grammar import LazyGrammarSampler
 
         return LazyGrammarSampler(
-            llm, grammar, options.get("repeat_penalty", 1.0), llm.last_n_tokens_size
+            llm,
+            grammar,
+            options.get("repeat_penalty", 1.0),
+            llm.last_n_tokens_size,
+            chosen=getattr(llm, "reader_chosen", None),
         )
 
     llm._init_sampler = init_sampler
@@ -200,15 +204,23 @@ class InProcessBackend:
                 self.last_threads = free_cores(self.n_threads)
                 self._llm._ctx.set_n_threads(self.last_threads, self.last_threads)
             read_in = [0]
+            sampled: list[tuple[int, int, float]] = []
             try:
                 if known is not None and grammar and _chat_template(self._llm):
-                    pieces = self._reading_known(messages, grammar, max_tokens, known, read_in)
+                    pieces = self._reading_known(
+                        messages, grammar, max_tokens, known, read_in, sampled
+                    )
                 else:
                     pieces = self._chat_pieces(messages, grammar, max_tokens)
                 generation = collect_pieces(pieces, on_token, cancel, started)
             except ValueError as error:  # e.g. the prompt exceeds the context
                 raise ModelError(f"The model could not take this prompt ({error}).") from None
+            finally:
+                self._llm.reader_chosen = None
             generation.completion_tokens -= read_in[0]
+            generation.token_log_probabilities = tuple(
+                item for item in sampled if item[1] <= len(generation.text)
+            )
             generation.prompt_tokens = max(0, self._llm.n_tokens - generation.completion_tokens)
             return generation
 
@@ -239,9 +251,13 @@ class InProcessBackend:
         max_tokens: int,
         known: KnownText,
         read_in: list[int],
+        sampled: list[tuple[int, int, float]],
     ) -> Iterator[str]:
         """Sample until the output reaches text ``known`` can tell, read that text in
-        as one batch, and sample on under the grammar of what follows it."""
+        as one batch, and sample on under the grammar of what follows it.
+
+        Each sampled token's characters in the output and its log-probability go to
+        ``sampled`` (text read in has none: the model did not choose it)."""
         import llama_cpp
 
         llm = self._llm
@@ -253,6 +269,9 @@ class InProcessBackend:
         budget = max_tokens
         while budget > 0:
             tokens = prompt + llm.tokenize(written.encode("utf-8"), add_bos=False, special=False)
+            chosen: list[tuple[int, float]] = []
+            llm.reader_chosen = chosen
+            segment_start = len(written)
             stream = llm.create_completion(
                 tokens,
                 grammar=llama_cpp.LlamaGrammar.from_string(grammar, verbose=False),
@@ -276,6 +295,7 @@ class InProcessBackend:
                         break
             finally:
                 stream.close()
+                sampled.extend(_placed_tokens(llm, chosen, segment_start, len(written)))
             if filled is None:
                 return
             text, grammar = filled
@@ -313,6 +333,22 @@ class InProcessBackend:
             top = float(logits.max())
             yes, no = (float(numpy.exp(logits[list(ids)] - top).sum()) for ids in self._yes_no)
             return yes / (yes + no) if yes + no > 0 else 0.5
+
+
+def _placed_tokens(
+    llm: Any, chosen: list[tuple[int, float]], start: int, end: int
+) -> Iterator[tuple[int, int, float]]:
+    """Sampled tokens as (first character, end character, log-probability) in the
+    output, from character ``start``; none past ``end``, what was shown (a token
+    the stream held back and never gave out is not part of the output)."""
+    written = b""
+    for token, log_probability in chosen:
+        before = len(written.decode("utf-8", errors="ignore"))
+        written += llm.detokenize([token])
+        after = len(written.decode("utf-8", errors="ignore"))
+        if start + after > end:
+            return
+        yield start + before, start + after, log_probability
 
 
 def _answer_tokens(llm: Any) -> tuple[set[int], set[int]]:

@@ -11,6 +11,10 @@ llama.cpp's own tools sample.
 
 The repetition penalty is applied here as llama.cpp's penalty sampler applies
 it, to the tokens this generation has sampled.
+
+Each token taken is written to ``chosen`` (when given) with its log-probability
+under the model's own distribution, before the penalty and the grammar: how
+sure the model was of it, which the grammar cannot say (``reader.answer.confidence``).
 """
 
 from __future__ import annotations
@@ -25,10 +29,24 @@ import numpy
 _TOKEN_DATA = numpy.dtype([("id", numpy.intc), ("logit", numpy.single), ("p", numpy.single)])
 
 
+def _log_probability(logits: numpy.ndarray, token: int) -> float:
+    """log softmax(logits)[token], computed stably."""
+    top = float(logits.max())
+    total = float(numpy.exp(logits - top, dtype=numpy.float64).sum())
+    return float(logits[token]) - top - float(numpy.log(total))
+
+
 class LazyGrammarSampler:
     """Stands in for llama-cpp-python's sampler chain of penalties, grammar, greedy."""
 
-    def __init__(self, llm: Any, grammar: Any, repeat_penalty: float, last_n: int) -> None:
+    def __init__(
+        self,
+        llm: Any,
+        grammar: Any,
+        repeat_penalty: float,
+        last_n: int,
+        chosen: list[tuple[int, float]] | None = None,
+    ) -> None:
         import llama_cpp
 
         self._llama_cpp = llama_cpp
@@ -43,11 +61,13 @@ class LazyGrammarSampler:
         self._one = numpy.zeros(1, dtype=_TOKEN_DATA)
         self._all = numpy.zeros(self._n_vocab, dtype=_TOKEN_DATA)
         self._all["id"] = numpy.arange(self._n_vocab, dtype=numpy.intc)
+        self.chosen = chosen
 
     def sample(self, ctx: Any, idx: int = -1) -> int:
         llama_cpp = self._llama_cpp
         pointer = llama_cpp.llama_get_logits_ith(ctx.ctx, idx)
         logits = numpy.ctypeslib.as_array(pointer, shape=(self._n_vocab,)).copy()
+        raw = logits.copy() if self.chosen is not None else None
         if self._recent and self._penalty != 1:
             seen = numpy.fromiter(set(self._recent), dtype=numpy.intc)
             values = logits[seen]
@@ -60,6 +80,8 @@ class LazyGrammarSampler:
             token = int(numpy.argmax(self._apply(self._all)))
         llama_cpp.llama_sampler_accept(self._grammar, token)
         self._recent.append(token)
+        if raw is not None and self.chosen is not None:
+            self.chosen.append((token, _log_probability(raw, token)))
         return token
 
     def _apply(self, candidates: numpy.ndarray) -> numpy.ndarray:

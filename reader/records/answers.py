@@ -90,6 +90,31 @@ class AnswerSpan:
 
 
 @dataclass(frozen=True, slots=True)
+class ChoiceConfidence:
+    """How sure the model was of a claim's choices, as log-probabilities under its
+    own distribution (before the grammar narrowed it): of the passage it named
+    (``source``), and of the words it chose from it (the ``first`` word's tokens,
+    the ``mean`` over them, the ``least`` of them). None where a backend cannot tell.
+    """
+
+    source: float | None = None
+    first: float | None = None
+    mean: float | None = None
+    least: float | None = None
+
+    def to_json(self) -> dict[str, float | None]:
+        return {
+            name: None if value is None else round(value, 3)
+            for name, value in (
+                ("source", self.source),
+                ("first", self.first),
+                ("mean", self.mean),
+                ("least", self.least),
+            )
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Claim:
     """One claim as a model states it: its text, the chunk it cites, a verbatim quote."""
 
@@ -121,6 +146,8 @@ class CheckedClaim:
     # The model chose words of its quote as the answer (``reader.answer.spans``):
     # the quote is shown whole, those words in it as the direct answer.
     answer_span: AnswerSpan | None = None
+    # How sure the model was of its choices, where the backend can tell.
+    confidence: ChoiceConfidence | None = None
 
     @property
     def reanchored(self) -> bool:
@@ -192,6 +219,7 @@ class CheckedClaim:
             "origin": "evidence" if self.from_evidence else "model",
             "answer_span": self.answer_span.to_json() if self.answer_span is not None else None,
             "direct_answer": self.direct_answer,
+            "confidence": self.confidence.to_json() if self.confidence is not None else None,
         }
 
 

@@ -1,0 +1,98 @@
+"""How sure the model was of the words it chose, and no direct answer when it was not.
+
+In constrained quoting the grammar lets a model write only a run of its quote's
+words, so whatever it chooses is the source's text; what the grammar cannot say
+is whether the model meant it. A model that would rather have written something
+else (another name, words of its own, "not found") still has to take one of the
+runs the grammar allows, and it does so with little probability left on what it
+takes. The log-probability of each token it sampled, under its own distribution
+before the grammar, says how much (``Generation.token_log_probabilities``).
+
+A run whose first word the model was unsure of (``UNSURE_FIRST_WORD``) is no
+direct answer: the sentence stays linked, as for a run that fails a check of
+``reader.answer.spans``, and the answer says why.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from reader.models.backends import Generation
+from reader.records import CheckedClaim, ChoiceConfidence, Grounding
+
+# The log-probability under which a run's first word is taken as a guess. None
+# until measured: see bench/support/README.md.
+UNSURE_FIRST_WORD: float | None = None
+
+_STRING = r'"((?:[^"\\]|\\.)*)"'
+_CLAIM = re.compile(r'"source_id": ' + _STRING + r', "quote": ' + _STRING + r', "text": ' + _STRING)
+_WORD_END = re.compile(r"\s")
+
+
+def _decoded(content: str) -> str:
+    try:
+        return str(json.loads('"' + content + '"'))
+    except json.JSONDecodeError:
+        return content
+
+
+def _key(quote: str, text: str) -> tuple[str, str]:
+    return " ".join(quote.split()), " ".join(text.split())
+
+
+def _log_probabilities(
+    tokens: Sequence[tuple[int, int, float]], start: int, end: int
+) -> list[float]:
+    """Those of the tokens that overlap characters ``start`` to ``end``."""
+    return [value for first, last, value in tokens if first < end and last > start]
+
+
+def choice_confidences(generation: Generation) -> dict[tuple[str, str], ChoiceConfidence]:
+    """Each claim of a constrained output, by its quote and text (both on one
+    line), with how sure the model was of its choices; empty where the backend
+    gave no log-probabilities."""
+    tokens = generation.token_log_probabilities
+    if not tokens:
+        return {}
+    found: dict[tuple[str, str], ChoiceConfidence] = {}
+    for match in _CLAIM.finditer(generation.text):
+        source = _log_probabilities(tokens, *match.span(1))
+        start, end = match.span(3)
+        words = _log_probabilities(tokens, start, end)
+        space = _WORD_END.search(generation.text, start, end)
+        first = _log_probabilities(tokens, start, space.start() if space else end)
+        found[_key(_decoded(match.group(2)), _decoded(match.group(3)))] = ChoiceConfidence(
+            source=sum(source) if source else None,
+            first=sum(first) if first else None,
+            mean=sum(words) / len(words) if words else None,
+            least=min(words) if words else None,
+        )
+    return found
+
+
+def with_confidence(
+    checked: CheckedClaim, confidences: dict[tuple[str, str], ChoiceConfidence]
+) -> CheckedClaim:
+    """``checked`` with how sure the model was of it; a direct answer whose first
+    word was a guess is none (the sentence stays linked, with the reason)."""
+    confidence = confidences.get(_key(checked.claim.quote, checked.claim.text))
+    if confidence is None:
+        return checked
+    checked = replace(checked, confidence=confidence)
+    if (
+        UNSURE_FIRST_WORD is not None
+        and checked.direct_answer is not None
+        and confidence.first is not None
+        and confidence.first < UNSURE_FIRST_WORD
+    ):
+        chance = math.exp(confidence.first)
+        reason = (
+            f"the model was unsure of these words (it gave its first word a {chance:.0%} "
+            "chance), so they are not shown as the answer"
+        )
+        checked = replace(checked, grounding=Grounding(False, reason))
+    return checked
