@@ -277,3 +277,45 @@ def test_the_embedded_path_on_a_long_corpus_report(tmp_path):
         assert "purpose" in " ".join(
             text[c.verification.start : c.verification.end].lower() for c in default.claims
         )
+
+
+def test_the_model_says_how_sure_it_was_of_each_sampled_token_but_not_of_text_read_in(treaty):
+    """Constrained quoting with the real model: every sampled token's log-probability,
+    placed on its characters of the output; the quotes read in have none; each
+    claim carries its confidence."""
+    from reader.answer.prompting import KnownQuotes, Passage, build_messages, constrained_grammar
+
+    library, doc_id = treaty
+    chunks = library.chunks(doc_id)
+    passages = [
+        Passage(f"c{i}", chunk, chunk.text.split(". ")[0] + ".")
+        for i, chunk in enumerate(chunks[:3], 1)
+    ]
+    question = "When was the Treaty of Westphalia signed?"
+    backend = make_backend()
+    generation = backend.generate(
+        build_messages(question, passages, "constrained"),
+        grammar=constrained_grammar(passages, claims_only=True),
+        max_tokens=160,
+        known=KnownQuotes(passages, claims_only=True),
+    )
+    placed = generation.token_log_probabilities
+    assert placed and all(value <= 0 for _, _, value in placed)
+    assert all(0 <= start <= end <= len(generation.text) for start, end, _ in placed)
+    assert [start for start, _, _ in placed] == sorted(start for start, _, _ in placed)
+    covered = set()
+    for start, end, _ in placed:
+        covered.update(range(start, end))
+    for passage in passages:
+        quoted = json.dumps(passage.text, ensure_ascii=False)[1:-1]
+        at = generation.text.find(quoted)
+        if at >= 0:  # named: its quote was read in, but for the token that began it
+            assert not covered & set(range(at + 8, at + len(quoted))), passage.alias
+
+    answer = Answerer(library, backend, mode="constrained", record=False).ask(question, [doc_id])
+    chosen = [c for c in answer.claims if not c.from_evidence]
+    assert chosen and all(c.confidence is not None for c in chosen)
+    for claim in chosen:
+        sure = claim.confidence
+        assert sure.first is not None and sure.mean is not None and sure.least is not None
+        assert sure.least <= sure.mean <= 0 and sure.least <= sure.first <= 0

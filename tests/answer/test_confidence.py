@@ -1,0 +1,89 @@
+"""How sure the model was of the words it chose (``reader.answer.confidence``)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from reader.answer import confidence
+from reader.answer.confidence import choice_confidences, with_confidence
+from reader.models.backends import Generation
+from reader.records import AnswerSpan, CheckedClaim, Claim, Grounding, Verification
+
+QUOTE = "They demanded $12,000 to dismiss the case."
+
+
+def _output(run: str) -> tuple[str, int, int, int]:
+    """A constrained output with one claim; where its alias, run and its first word lie."""
+    head = '{"claims": [{"source_id": "c2", "quote": '
+    text = head + json.dumps(QUOTE) + ', "text": ' + json.dumps(run) + "}]}"
+    alias = text.index('"c2"') + 1
+    start = text.index(json.dumps(run)) + 1
+    return text, alias, start, start + len(run)
+
+
+def _tokens(text: str, alias: int, start: int, end: int) -> tuple[tuple[int, int, float], ...]:
+    """Sampled tokens: the alias in two, the run word by word with the closing
+    quotation mark and brace in its last token, as a tokenizer would cut them."""
+    cut = [alias, alias + 1, alias + 2]
+    tokens = [(cut[0], cut[1], -0.1), (cut[1], cut[2], -0.2)]
+    values = iter([-1.5, -0.5, -0.25, -0.75])
+    position = start
+    for word in text[start:end].split(" "):
+        stop = position + len(word)
+        if stop == end:
+            stop += 2  # '"}' comes in the same token as the last word
+        tokens.append((position, stop, next(values)))
+        position = stop + 1 if stop < end else stop
+    return tuple(tokens)
+
+
+def test_a_claims_confidence_is_read_from_the_tokens_that_made_its_alias_and_words():
+    text, alias, start, end = _output("$12,000 to dismiss")
+    generation = Generation(text, token_log_probabilities=_tokens(text, alias, start, end))
+    found = choice_confidences(generation)
+    sure = found[(QUOTE, "$12,000 to dismiss")]
+    assert sure.source == pytest.approx(-0.3)
+    assert sure.first == pytest.approx(-1.5)
+    assert sure.mean == pytest.approx((-1.5 - 0.5 - 0.25) / 3)
+    assert sure.least == pytest.approx(-1.5)
+
+
+def test_a_backend_that_gives_no_log_probabilities_gives_no_confidence():
+    text, *_ = _output("$12,000")
+    assert choice_confidences(Generation(text)) == {}
+
+
+def _checked(run: str) -> CheckedClaim:
+    begin = QUOTE.index(run)
+    return CheckedClaim(
+        Claim(run, "chunk-1", QUOTE),
+        Verification("exact", "found", start=100, end=100 + len(QUOTE), chunk_id="chunk-1"),
+        doc_id="doc",
+        grounding=Grounding(True, "a run of the quote's words"),
+        answer_span=AnswerSpan(run, (begin, begin + len(run)), 100 + begin, 100 + begin + len(run)),
+    )
+
+
+@pytest.mark.parametrize(("least", "shown"), [(-0.2, True), (-2.5, False)])
+def test_a_direct_answer_the_model_was_unsure_of_is_not_shown_but_its_sentence_stays_linked(
+    monkeypatch, least, shown
+):
+    monkeypatch.setattr(confidence, "UNSURE_TOKEN", -1.0)
+    text, alias, start, end = _output("$12,000")
+    tokens = ((alias, alias + 2, -0.1), (start, end + 2, least))
+    checked = with_confidence(
+        _checked("$12,000"), choice_confidences(Generation(text, 0, 0, 0.0, None, False, tokens))
+    )
+    assert checked.confidence is not None and checked.confidence.least == pytest.approx(least)
+    assert checked.verified and checked.verification.start == 100
+    if shown:
+        assert checked.direct_answer == "$12,000" and checked.why_no_direct_answer is None
+    else:
+        assert checked.direct_answer is None
+        assert checked.shown_text == "\u201c" + QUOTE + "\u201d"
+        reason = checked.why_no_direct_answer
+        assert reason is not None and f"{math.exp(least):.0%}" in reason
+        assert checked.to_json()["confidence"]["least"] == pytest.approx(least, abs=1e-3)
