@@ -82,11 +82,11 @@ def measure(labelled: list[dict[str, object]]) -> dict[str, dict[str, float | in
             str(line["chosen"]), str(line["quote"]), str(line["question"])
         )
         supported = line["label"] == "supported"
-        shown = grounding.grounded and not _unsure(line)
+        stands = grounding.grounded and not _unsure(line)
         figures["lines"] += 1
         figures["supported"] += supported
-        figures["shown"] += shown
-        figures["shown_supported"] += shown and supported
+        figures["shown"] += stands
+        figures["shown_supported"] += stands and supported
     for figures in counts.values():
         shown, supported = figures["shown"], figures["supported"]
         figures["precision"] = round(figures["shown_supported"] / shown, 3) if shown else 0.0

@@ -50,7 +50,7 @@ from reader.answer.prompting import (
     resolve_mode,
     retry_message,
 )
-from reader.answer.stream_guard import RepetitionGuard, Stop
+from reader.answer.stream_guard import RepetitionGuard, Stop, output_problem
 from reader.errors import Cancelled, ReaderError
 from reader.models.backends import Backend, Generation
 from reader.records import (
@@ -256,7 +256,7 @@ class Answerer:
         return _ModelAnswer(
             checked,
             parsed.unsupported,
-            _problem(parsed, generation, stopped),
+            output_problem(parsed, generation.text, stopped),
             declines[0] if declines else None,
         )
 
@@ -484,17 +484,3 @@ class _AnySet:
 def _distinct(evidence: list[Evidence]) -> list[Evidence]:
     """Evidence without repeats of the same sentence (boilerplate in several chunks)."""
     return unique_by(evidence, lambda e: readable(e.text).casefold())
-
-
-def _problem(parsed: ParsedOutput, generation: Generation, stopped: Stop | None) -> str | None:
-    notes = []
-    if stopped is not None and stopped is not Stop.ENOUGH_CLAIMS:
-        notes.append(f"generation stopped early: {stopped}")
-    if not parsed.claims:
-        if not generation.text.strip():
-            notes.append("the model returned nothing")
-        elif not parsed.problems:
-            notes.append("the model gave no claims")
-    if parsed.problems and not (stopped and parsed.claims):
-        notes.extend(parsed.problems)
-    return "; ".join(notes) or None

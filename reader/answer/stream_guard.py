@@ -12,7 +12,7 @@ import re
 from collections import deque
 from enum import StrEnum
 
-from reader.answer.parsing import ClaimStream, claim_key
+from reader.answer.parsing import ClaimStream, ParsedOutput, claim_key
 from reader.records import Claim
 from reader.text.words import WORD_RUN
 
@@ -182,3 +182,18 @@ class RepetitionGuard:
         if self._phrases.newest_repeats() > _REPEATS_ALLOWED:
             return Stop.REPEATED_PHRASE
         return None
+
+
+def output_problem(parsed: ParsedOutput, text: str, stopped: Stop | None) -> str | None:
+    """What went wrong with a generation, in words for the answer's problem line."""
+    notes = []
+    if stopped is not None and stopped is not Stop.ENOUGH_CLAIMS:
+        notes.append(f"generation stopped early: {stopped}")
+    if not parsed.claims:
+        if not text.strip():
+            notes.append("the model returned nothing")
+        elif not parsed.problems:
+            notes.append("the model gave no claims")
+    if parsed.problems and not (stopped and parsed.claims):
+        notes.extend(parsed.problems)
+    return "; ".join(notes) or None
