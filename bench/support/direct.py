@@ -81,12 +81,12 @@ def measure(labelled: list[dict[str, object]]) -> dict[str, dict[str, float | in
         grounding, _ = span_grounding(
             str(line["chosen"]), str(line["quote"]), str(line["question"])
         )
-        supported = line["label"] == "supported"
+        is_supported = line["label"] == "supported"
         stands = grounding.grounded and not _unsure(line)
         figures["lines"] += 1
-        figures["supported"] += supported
+        figures["supported"] += is_supported
         figures["shown"] += stands
-        figures["shown_supported"] += stands and supported
+        figures["shown_supported"] += stands and is_supported
     for figures in counts.values():
         shown, supported = figures["shown"], figures["supported"]
         figures["precision"] = round(figures["shown_supported"] / shown, 3) if shown else 0.0
