@@ -96,8 +96,8 @@ def with_confidence(
     ):
         chance = math.exp(confidence.least)
         reason = (
-            f"the model was unsure of these words (it gave one of them a {chance:.0%} "
-            "chance), so they are not shown as the answer"
+            f"the model was unsure of its words \u201c{checked.claim.text}\u201d "
+            f"(it gave one of them a {chance:.0%} chance)"
         )
         checked = replace(checked, grounding=Grounding(False, reason))
     return checked

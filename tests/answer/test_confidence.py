@@ -85,5 +85,5 @@ def test_a_direct_answer_the_model_was_unsure_of_is_not_shown_but_its_sentence_s
         assert checked.direct_answer is None
         assert checked.shown_text == "\u201c" + QUOTE + "\u201d"
         reason = checked.why_no_direct_answer
-        assert reason is not None and f"{math.exp(least):.0%}" in reason
+        assert reason is not None and f"{math.exp(least):.0%}" in reason and "$12,000" in reason
         assert checked.to_json()["confidence"]["least"] == pytest.approx(least, abs=1e-3)
