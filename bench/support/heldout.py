@@ -22,6 +22,11 @@ of which the 10 paragraphs no earlier draw used give one each and 20 are other
 questions of used paragraphs (none asked before). Its claims, in
 ``heldout3.jsonl``, were written by the 1.5B model and labelled blind after
 the rules had changed from reading the second draw.
+
+``heldout6-questions.json`` names a sixth draw of 150 (100 from XQuAD English,
+50 from SQuAD 2), none asked in an earlier draw and at most one per paragraph;
+the 1.5B model's direct answers on it, with its confidence, were labelled
+blind into ``direct6.jsonl`` (see README.md, "How sure the model was").
 """
 
 from __future__ import annotations

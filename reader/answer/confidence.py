@@ -8,14 +8,12 @@ runs the grammar allows, and it does so with little probability left on what it
 takes. The log-probability of each token it sampled, under its own distribution
 before the grammar, says how much (``Generation.token_log_probabilities``).
 
-A run with a token the model gave less than ``UNSURE_TOKEN`` of log-probability
-(0.55 of probability) is no direct answer: the sentence stays linked, as for a
-run that fails a check of ``reader.answer.spans``, and the answer says why.
-Measured on 108 direct answers of the 1.5B model labelled blind
-(``bench/support/direct.py confidence``): the least sure token tells supported
-from unsupported answers best of the four measures (area under the ROC curve
-0.70), and this floor raised their precision from 0.60 to 0.75 for 0.71 of
-recall. See bench/support/README.md for the check on answers it was not set on.
+A run with a token the model gave less than an even chance (``UNSURE_TOKEN``)
+is no direct answer: the sentence stays linked, as for a run that fails a check
+of ``reader.answer.spans``, and the answer says why. Of the four measures, the
+least sure token tells supported from unsupported answers best (area under the
+ROC curve 0.70 on 108 direct answers of the 1.5B model labelled blind, 0.69 on
+105 more drawn afterwards); bench/support/README.md has the figures.
 """
 
 from __future__ import annotations
@@ -29,9 +27,9 @@ from dataclasses import replace
 from reader.models.backends import Generation
 from reader.records import CheckedClaim, ChoiceConfidence, Grounding
 
-# The log-probability under which a token of a run makes it a guess (the best
-# F0.5 floor on the labelled answers, -0.587, rounded).
-UNSURE_TOKEN: float | None = -0.6
+# The log-probability under which a token of a run makes it a guess: less than
+# an even chance (the best F0.5 floor on the 213 labelled answers is -0.72).
+UNSURE_TOKEN: float | None = math.log(0.5)
 
 _STRING = r'"((?:[^"\\]|\\.)*)"'
 _CLAIM = re.compile(r'"source_id": ' + _STRING + r', "quote": ' + _STRING + r', "text": ' + _STRING)

@@ -40,3 +40,27 @@ def test_the_checks_keep_their_precision_and_recall_on_the_blind_set():
     figures = measure(labelled())[MODEL]
     assert figures["precision"] >= PRECISION_FLOOR, figures
     assert figures["recall"] >= RECALL_FLOOR, figures
+
+
+# ``direct6.jsonl``: 131 direct answers of the 1.5B model on a sixth draw of 150
+# questions (``heldout6-questions.json``), each with the model's confidence,
+# labelled blind by two readers (they agreed on 127; a third settled four).
+# Measured on 2026-12-07 with the floor of ``reader.answer.confidence`` at an even
+# chance: precision 0.688, recall 0.638; without the floor 0.600 and 0.913.
+SIXTH = Path(SET).with_name("direct6.jsonl")
+SIXTH_PRECISION_FLOOR = 0.67
+SIXTH_RECALL_FLOOR = 0.62
+
+
+def test_answers_the_model_was_unsure_of_are_held_back_and_precision_rises(monkeypatch):
+    from reader.answer import confidence
+
+    lines = [json.loads(line) for line in SIXTH.read_text(encoding="utf-8").splitlines()]
+    assert len(lines) >= 130 and all(line["confidence"] for line in lines)
+    assert {line["label"] for line in lines} == {"supported", "unsupported"}
+    held = measure(lines)[MODEL]
+    assert held["precision"] >= SIXTH_PRECISION_FLOOR, held
+    assert held["recall"] >= SIXTH_RECALL_FLOOR, held
+    monkeypatch.setattr(confidence, "UNSURE_TOKEN", None)
+    unheld = measure(lines)[MODEL]
+    assert held["precision"] > unheld["precision"] and held["shown"] < unheld["shown"]
