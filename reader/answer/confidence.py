@@ -97,5 +97,5 @@ def with_confidence(
             f"the model was unsure of its words \u201c{checked.claim.text}\u201d "
             f"(it gave one of them a {chance:.0%} chance)"
         )
-        checked = replace(checked, grounding=Grounding(False, reason))
+        checked = replace(checked, grounding=Grounding(False, reason, guessed=True))
     return checked

@@ -408,6 +408,7 @@ class Answerer:
                 item.verified
                 and not item.grounded
                 and item.grounding is not None
+                and not item.grounding.guessed  # the quote says them; only unsure
                 and not item.from_evidence
             ):
                 unsupported.append(

@@ -64,6 +64,9 @@ class Grounding:
     reason: str
     missing: tuple[str, ...] = ()
     judged: float | None = None  # the model's probability that the quote states the claim
+    # The words are the quote's, but the model was guessing them
+    # (``reader.answer.confidence``): no direct answer, and no claim its quote lacks.
+    guessed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 
-from reader.answer import confidence
+from reader.answer import Answerer, ScriptedBackend, confidence
 from reader.answer.confidence import choice_confidences, with_confidence
+from reader.answer.render import render_text
 from reader.models.backends import Generation
 from reader.records import AnswerSpan, CheckedClaim, Claim, Grounding, Verification
+from tests.answer.test_pipeline import QUESTION, SIGNED, constrained_reply, evidence_alias
 
 QUOTE = "They demanded $12,000 to dismiss the case."
 
@@ -87,3 +90,42 @@ def test_a_direct_answer_the_model_was_unsure_of_is_not_shown_but_its_sentence_s
         reason = checked.why_no_direct_answer
         assert reason is not None and f"{math.exp(least):.0%}" in reason and "$12,000" in reason
         assert checked.to_json()["confidence"]["least"] == pytest.approx(least, abs=1e-3)
+
+
+class _UnsureBackend(ScriptedBackend):
+    """Scripted output, with each word of it sampled at one log-probability."""
+
+    def __init__(self, log_probability: float) -> None:
+        super().__init__()
+        self.log_probability = log_probability
+
+    def generate(self, *args, **kwargs) -> Generation:
+        generation = super().generate(*args, **kwargs)
+        generation.token_log_probabilities = tuple(
+            (match.start(), match.end(), self.log_probability)
+            for match in re.finditer(r"\S+", generation.text)
+        )
+        return generation
+
+
+@pytest.mark.parametrize("log_probability", [-0.05, -1.2])
+def test_an_answer_leads_with_the_chosen_words_only_when_the_model_was_sure_of_them(
+    treaty, log_probability
+):
+    library, doc_id = treaty
+    alias = evidence_alias(library, doc_id, QUESTION, SIGNED)
+    backend = _UnsureBackend(log_probability).enqueue(constrained_reply(alias, SIGNED, "1648"))
+    answer = Answerer(library, backend, mode="constrained").ask(QUESTION, [doc_id])
+    [claim] = [c for c in answer.claims if not c.from_evidence]
+    assert claim.verified and claim.confidence is not None
+    assert claim.confidence.least == pytest.approx(log_probability)
+    text = render_text(answer)
+    if log_probability > confidence.UNSURE_TOKEN:
+        assert claim.direct_answer == "1648" and text.startswith("Answer: 1648")
+    else:
+        # Still linked, as the source's sentence; not the answer, and not a claim
+        # its quote does not say (it does say it: the model was guessing).
+        assert claim.direct_answer is None and claim.shown_text == f"\u201c{SIGNED}\u201d"
+        assert answer.unsupported == []
+        assert "no direct answer: the model was unsure of its words \u201c1648\u201d" in text
+        assert answer.to_json()["claims"][0]["confidence"]["least"] == pytest.approx(-1.2)
