@@ -204,6 +204,7 @@ class CheckedClaim:
             "grounding_reason": grounding.reason if grounding is not None else None,
             "ungrounded_words": list(grounding.missing) if grounding is not None else [],
             "support_judged": grounding.judged if grounding is not None else None,
+            "guessed": grounding.guessed if grounding is not None else False,
             "source_id": self.claim.source_id,
             "quote": self.claim.quote,
             "doc_id": self.doc_id,
@@ -402,6 +403,7 @@ def _checked_claim_from_json(item: dict[str, Any]) -> CheckedClaim:
             str(item["grounding_reason"]),
             tuple(item.get("ungrounded_words", ())),
             item.get("support_judged"),
+            guessed=bool(item.get("guessed")),
         )
     return CheckedClaim(
         Claim(item["text"], item["source_id"], item["quote"]),
@@ -412,7 +414,19 @@ def _checked_claim_from_json(item: dict[str, Any]) -> CheckedClaim:
         from_evidence=item.get("origin") == "evidence",
         cited_quote=item.get("cited_quote"),
         answer_span=_answer_span_from_json(item.get("answer_span")),
+        confidence=_confidence_from_json(item.get("confidence")),
     )
+
+
+def _confidence_from_json(item: object) -> ChoiceConfidence | None:
+    if not isinstance(item, dict):
+        return None
+
+    def number(name: str) -> float | None:
+        value = item.get(name)
+        return float(value) if isinstance(value, (int, float)) else None
+
+    return ChoiceConfidence(number("source"), number("first"), number("mean"), number("least"))
 
 
 def _answer_span_from_json(item: object) -> AnswerSpan | None:

@@ -129,3 +129,15 @@ def test_an_answer_leads_with_the_chosen_words_only_when_the_model_was_sure_of_t
         assert answer.unsupported == []
         assert "no direct answer: the model was unsure of its words \u201c1648\u201d" in text
         assert answer.to_json()["claims"][0]["confidence"]["least"] == pytest.approx(-1.2)
+
+
+def test_a_guess_and_its_confidence_are_kept_in_the_history(treaty):
+    library, doc_id = treaty
+    alias = evidence_alias(library, doc_id, QUESTION, SIGNED)
+    backend = _UnsureBackend(-1.2).enqueue(constrained_reply(alias, SIGNED, "1648"))
+    answer = Answerer(library, backend, mode="constrained").ask(QUESTION, [doc_id])
+    [stored] = library.store.answers(doc_id)
+    [claim] = [c for c in stored.claims if not c.from_evidence]
+    assert claim.grounding is not None and claim.grounding.guessed
+    assert claim.direct_answer is None and claim.why_no_direct_answer is not None
+    assert claim.confidence == next(c for c in answer.claims if not c.from_evidence).confidence
