@@ -54,6 +54,7 @@ class SelftestResult:
     claims: int = 0
     verified: int = 0
     supported: int = 0  # of the verified claims, those their quotes support
+    guessed: int = 0  # of the verified claims, runs of the quote the model was unsure of
     highlight: tuple[int, int] | None = None
     ocr: str = ""  # what the OCR step found, or why it did not run
     seconds: dict[str, float] = field(default_factory=dict)
@@ -62,7 +63,9 @@ class SelftestResult:
         timings = ", ".join(f"{step} {self.seconds[step]:.1f} s" for step in self.seconds)
         return (
             f"selftest ok: {self.model} answered the sample question with {self.verified} of "
-            f"{self.claims} claims verified, {self.supported} supported by their quotes "
+            f"{self.claims} claims verified, {self.supported} supported by their quotes"
+            + (f", {self.guessed} held back as the model's guess " if self.guessed else " ")
+            +
             # The embedded model only picks evidence when a user asks (README): here it is
             # made to write claims, to show the model itself runs.
             "(asked for claims of its own, as --mode constrained does); "
@@ -170,9 +173,15 @@ def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResul
                         reasons = "; ".join(c.verification.reason or "" for c in model_claims)
                         raise SelftestFailed("verify", f"no claim verified ({reasons})")
                     result.supported = sum(1 for claim in model_claims if claim.grounded)
+                    result.guessed = sum(
+                        1 for c in model_claims if c.grounding is not None and c.grounding.guessed
+                    )
                     # A model that answers in its own words must say something its
                     # quote supports; the embedded one is not let speak (reader.models.files).
-                    if writes_grounded_claims(backend.name) and result.supported == 0:
+                    # Words of its quote it was unsure of are its quote's all the same
+                    # (reader.answer.confidence): they answered, with a guess.
+                    answered = result.supported + result.guessed
+                    if writes_grounded_claims(backend.name) and answered == 0:
                         reasons = "; ".join(
                             c.grounding.reason for c in model_claims if c.grounding is not None
                         )
