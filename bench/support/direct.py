@@ -32,7 +32,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from reader.answer import confidence as sureness
+from reader.answer import confidence as model_confidence
 from reader.answer.spans import NOT_ANSWERED_TEXT, span_grounding
 
 SET = Path(__file__).with_name("direct.jsonl")
@@ -96,7 +96,7 @@ def measure(labelled: list[dict[str, object]]) -> dict[str, dict[str, float | in
 
 def _unsure(line: dict[str, object]) -> bool:
     """The model guessed a word of it, by reader's floor (when the line says)."""
-    floor = sureness.UNSURE_TOKEN
+    floor = model_confidence.UNSURE_LOG_PROBABILITY
     known = line.get("confidence")
     least = known.get("least") if isinstance(known, dict) else None
     return floor is not None and least is not None and least < floor

@@ -8,7 +8,7 @@ runs the grammar allows, and it does so with little probability left on what it
 takes. The log-probability of each token it sampled, under its own distribution
 before the grammar, says how much (``Generation.token_log_probabilities``).
 
-A run with a token the model gave less than an even chance (``UNSURE_TOKEN``)
+A run with a token the model gave less than an even chance (``UNSURE_LOG_PROBABILITY``)
 is no direct answer: the sentence stays linked, as for a run that fails a check
 of ``reader.answer.spans``, and the answer says why. Of the four measures, the
 least sure token tells supported from unsupported answers best (area under the
@@ -24,12 +24,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from reader.answer.hygiene import strip_meta
 from reader.models.backends import Generation
 from reader.records import CheckedClaim, ChoiceConfidence, Grounding
 
 # The log-probability under which a token of a run makes it a guess: less than
 # an even chance (the best F0.5 floor on the 213 labelled answers is -0.72).
-UNSURE_TOKEN: float | None = math.log(0.5)
+UNSURE_LOG_PROBABILITY: float | None = math.log(0.5)
 
 _STRING = r'"((?:[^"\\]|\\.)*)"'
 _CLAIM = re.compile(r'"source_id": ' + _STRING + r', "quote": ' + _STRING + r', "text": ' + _STRING)
@@ -37,6 +38,8 @@ _WORD_END = re.compile(r"\s")
 
 
 def _decoded(content: str) -> str:
+    """A JSON string's content as text; as written if the model broke its escapes
+    (then it matches no claim, and that claim has no confidence)."""
     try:
         return str(json.loads('"' + content + '"'))
     except json.JSONDecodeError:
@@ -68,11 +71,17 @@ def choice_confidences(generation: Generation) -> dict[tuple[str, str], ChoiceCo
         words = _log_probabilities(tokens, start, end)
         space = _WORD_END.search(generation.text, start, end)
         first = _log_probabilities(tokens, start, space.start() if space else end)
-        found[_key(_decoded(match.group(2)), _decoded(match.group(3)))] = ChoiceConfidence(
-            source=sum(source) if source else None,
-            first=sum(first) if first else None,
-            mean=sum(words) / len(words) if words else None,
-            least=min(words) if words else None,
+        # As the claim is checked (``strip_meta``); a repeated claim is the first
+        # copy, as the parser keeps it.
+        key = _key(_decoded(match.group(2)), strip_meta(_decoded(match.group(3))))
+        found.setdefault(
+            key,
+            ChoiceConfidence(
+                source=sum(source) if source else None,
+                first=sum(first) if first else None,
+                mean=sum(words) / len(words) if words else None,
+                least=min(words) if words else None,
+            ),
         )
     return found
 
@@ -87,15 +96,16 @@ def with_confidence(
         return checked
     checked = replace(checked, confidence=confidence)
     if (
-        UNSURE_TOKEN is not None
+        UNSURE_LOG_PROBABILITY is not None
         and checked.direct_answer is not None
         and confidence.least is not None
-        and confidence.least < UNSURE_TOKEN
+        and confidence.least < UNSURE_LOG_PROBABILITY
     ):
-        chance = math.exp(confidence.least)
+        # Whole percents rounded down: "50%" would read as an even chance.
+        percent = math.floor(100 * math.exp(confidence.least))
         reason = (
             f"the model was unsure of its words \u201c{checked.claim.text}\u201d "
-            f"(it gave one of them a {chance:.0%} chance)"
+            f"(it gave one of them a {percent}% chance)"
         )
         checked = replace(checked, grounding=Grounding(False, reason, guessed=True))
     return checked

@@ -209,7 +209,9 @@ class Answerer:
             else:
                 # 3-4. Generate claims from the evidence, check each one.
                 made = self._model_claims(asking)
-                if made.declined is not None and not any(c.grounded for c in made.claims):
+                # A guessed run is the quote's words all the same: its sentence stays.
+                answered = any(c.grounded or c.guessed for c in made.claims)
+                if made.declined is not None and not answered:
                     answer = self._declined(asking, made, extractive, scope)
                 else:
                     # 5. Compose: the model's claims, then the evidence they leave out.
@@ -246,8 +248,8 @@ class Answerer:
         declines = [c.text for c in parsed.claims if says_not_answered(c.text)]
         # Checked while streaming already: looked up, then judged and settled.
         checked = self._settled(asking, parsed.claims, by_alias)
-        sureness = choice_confidences(generation)
-        checked = [with_confidence(item, sureness) for item in checked]
+        confidences = choice_confidences(generation)
+        checked = [with_confidence(item, confidences) for item in checked]
         failures = [index for index, item in enumerate(checked) if not item.verified]
         if failures and not asking.cancelled:
             asking.emit(Status("retrying", f"{len(failures)} claims did not verify"))
@@ -334,8 +336,8 @@ class Answerer:
         if second.cancelled:
             raise Cancelled("The question was cancelled.")
         retried = self._settled(asking, parse_output(second.text).claims, by_alias)
-        sureness = choice_confidences(second)
-        retried = [with_confidence(item, sureness) for item in retried]
+        confidences = choice_confidences(second)
+        retried = [with_confidence(item, confidences) for item in retried]
         result = list(checked)
         # Each failed claim is replaced by its retry when the retry verified.
         for index, replacement in zip(failures, retried, strict=False):
@@ -408,7 +410,7 @@ class Answerer:
                 item.verified
                 and not item.grounded
                 and item.grounding is not None
-                and not item.grounding.guessed  # the quote says them; only unsure
+                and not item.guessed  # the quote says them; the model was unsure
                 and not item.from_evidence
             ):
                 unsupported.append(

@@ -103,6 +103,8 @@ def ask(
                         "cited_quote",
                         "answer_span",
                         "direct_answer",
+                        "guessed",
+                        "confidence",
                     )
                 }
                 for claim in data["claims"]  # type: ignore[attr-defined]

@@ -61,14 +61,13 @@ class SelftestResult:
 
     def summary(self) -> str:
         timings = ", ".join(f"{step} {self.seconds[step]:.1f} s" for step in self.seconds)
+        guessed = f", {self.guessed} held back as the model's guess" if self.guessed else ""
+        # The embedded model only picks evidence when a user asks (README): here it is
+        # made to write claims, to show the model itself runs.
         return (
             f"selftest ok: {self.model} answered the sample question with {self.verified} of "
             f"{self.claims} claims verified, {self.supported} supported by their quotes"
-            + (f", {self.guessed} held back as the model's guess " if self.guessed else " ")
-            +
-            # The embedded model only picks evidence when a user asks (README): here it is
-            # made to write claims, to show the model itself runs.
-            "(asked for claims of its own, as --mode constrained does); "
+            f"{guessed} (asked for claims of its own, as --mode constrained does); "
             f"sample {self.pages} pages, {self.chunks} chunks; "
             f"{self.ocr}; window rendered offscreen with claim 1 highlighted ({timings}; "
             f"total {sum(self.seconds.values()):.1f} s)"
@@ -173,9 +172,7 @@ def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResul
                         reasons = "; ".join(c.verification.reason or "" for c in model_claims)
                         raise SelftestFailed("verify", f"no claim verified ({reasons})")
                     result.supported = sum(1 for claim in model_claims if claim.grounded)
-                    result.guessed = sum(
-                        1 for c in model_claims if c.grounding is not None and c.grounding.guessed
-                    )
+                    result.guessed = sum(1 for claim in model_claims if claim.guessed)
                     # A model that answers in its own words must say something its
                     # quote supports; the embedded one is not let speak (reader.models.files).
                     # Words of its quote it was unsure of are its quote's all the same

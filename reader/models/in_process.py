@@ -8,10 +8,11 @@ the threads it uses are the cores other work leaves free.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,8 @@ def _sample_grammar_lazily(llm: Any) -> None:
             grammar,
             options.get("repeat_penalty", 1.0),
             llm.last_n_tokens_size,
+            # llama-cpp-python builds the sampler inside create_completion, so the
+            # list to record into reaches it through the model object.
             chosen=getattr(llm, "reader_chosen", None),
         )
 
@@ -212,7 +215,10 @@ class InProcessBackend:
                     )
                 else:
                     pieces = self._chat_pieces(messages, grammar, max_tokens)
-                generation = collect_pieces(pieces, on_token, cancel, started)
+                # Closed here, not when collected: a generation stopped early (a cancel,
+                # the repetition guard) places its last tokens before they are read.
+                with contextlib.closing(pieces):
+                    generation = collect_pieces(pieces, on_token, cancel, started)
             except ValueError as error:  # e.g. the prompt exceeds the context
                 raise ModelError(f"The model could not take this prompt ({error}).") from None
             finally:
@@ -226,7 +232,7 @@ class InProcessBackend:
 
     def _chat_pieces(
         self, messages: Messages, grammar: str | None, max_tokens: int
-    ) -> Iterator[str]:
+    ) -> Generator[str, None, None]:
         import llama_cpp
 
         compiled = llama_cpp.LlamaGrammar.from_string(grammar, verbose=False) if grammar else None
@@ -252,7 +258,7 @@ class InProcessBackend:
         known: KnownText,
         read_in: list[int],
         sampled: list[tuple[int, int, float]],
-    ) -> Iterator[str]:
+    ) -> Generator[str, None, None]:
         """Sample until the output reaches text ``known`` can tell, read that text in
         as one batch, and sample on under the grammar of what follows it.
 
@@ -340,12 +346,16 @@ def _placed_tokens(
 ) -> Iterator[tuple[int, int, float]]:
     """Sampled tokens as (first character, end character, log-probability) in the
     output, from character ``start``; none past ``end``, what was shown (a token
-    the stream held back and never gave out is not part of the output)."""
+    the stream held back and never gave out is not part of the output).
+
+    A token may hold part of a character (a rare letter split into bytes): it
+    is placed on every character its bytes touch, so the token that chose a
+    character is never left out of it."""
     written = b""
     for token, log_probability in chosen:
-        before = len(written.decode("utf-8", errors="ignore"))
+        before = len(written.decode("utf-8", errors="ignore"))  # a split character's start
         written += llm.detokenize([token])
-        after = len(written.decode("utf-8", errors="ignore"))
+        after = len(written.decode("utf-8", errors="replace"))  # a split character counts
         if start + after > end:
             return
         yield start + before, start + after, log_probability

@@ -166,6 +166,12 @@ class CheckedClaim:
         return self.verified and self.grounding is not None and self.grounding.grounded
 
     @property
+    def guessed(self) -> bool:
+        """The quote verified and the words are its own, but the model was guessing
+        them (``reader.answer.confidence``): linked, with no direct answer."""
+        return self.verified and self.grounding is not None and self.grounding.guessed
+
+    @property
     def shown_text(self) -> str:
         """The words a reader sees for this claim (linked when ``verified``)."""
         if self.verified and self.grounded and self.answer_span is not None:

@@ -61,6 +61,6 @@ def test_answers_the_model_was_unsure_of_are_held_back_and_precision_rises(monke
     held = measure(lines)[MODEL]
     assert held["precision"] >= SIXTH_PRECISION_FLOOR, held
     assert held["recall"] >= SIXTH_RECALL_FLOOR, held
-    monkeypatch.setattr(confidence, "UNSURE_TOKEN", None)
+    monkeypatch.setattr(confidence, "UNSURE_LOG_PROBABILITY", None)
     unheld = measure(lines)[MODEL]
     assert held["precision"] > unheld["precision"] and held["shown"] < unheld["shown"]
