@@ -85,12 +85,11 @@ def _marked_prose(answer: Answer, escape: Callable[[str], str], marker: str) -> 
 def leading_answer(answer: Answer) -> tuple[int, str] | None:
     """The first claim's direct answer (words a model chose from its quote, standing
     on their own: ``reader.answer.spans``) worth a line of its own before the
-    prose: (the claim's index, the words). Not one that is its whole sentence,
-    which the prose shows already."""
+    prose: (the claim's index, the words). A direct answer is never its whole
+    sentence, which the prose shows already."""
     for index, item in enumerate(answer.claims):
-        words = item.direct_answer
-        if words and one_line(words) != one_line(item.shown_text):
-            return index, words
+        if item.direct_answer:
+            return index, item.direct_answer
     return None
 
 

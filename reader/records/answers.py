@@ -186,10 +186,17 @@ class CheckedClaim:
     @property
     def direct_answer(self) -> str | None:
         """The quote's own words that answer, when the model chose them and they
-        stand on their own (see ``reader.answer.spans``)."""
-        if self.verified and self.grounded and self.answer_span is not None:
-            return self.answer_span.text
-        return None
+        stand on their own (see ``reader.answer.spans``). Not an evidence sentence
+        (no model chose its words), nor a run that is its whole sentence: what
+        leads an answer is shorter than the prose that shows the sentence."""
+        if self.from_evidence or not (self.verified and self.grounded):
+            return None
+        if self.answer_span is None:
+            return None
+        words = self.answer_span.text
+        if " ".join(words.split()) == " ".join(self.claim.quote.split()):
+            return None
+        return words
 
     @property
     def why_no_direct_answer(self) -> str | None:

@@ -441,3 +441,19 @@ def test_chosen_words_that_are_no_answer_leave_the_sentence_linked_without_one(
     # Shown is the quote, as a quote, never the model's words beside a marker.
     assert claim.shown_text == f"\u201c{SIGNED}\u201d"
     assert text not in answer.answer.replace(SIGNED, "")
+
+
+def test_a_whole_sentence_and_the_evidence_beside_it_are_no_direct_answer(treaty, backend):
+    # Only words a model chose, shorter than their sentence, lead an answer: the
+    # whole sentence is the prose already, and an evidence sentence was chosen by
+    # no model (before, both were "direct answers" and `reader eval` counted them).
+    library, doc_id = treaty
+    alias = evidence_alias(library, doc_id, QUESTION, SIGNED)
+    backend.enqueue(constrained_reply(alias, SIGNED, SIGNED))
+    answer = Answerer(library, backend, mode="constrained").ask(QUESTION, [doc_id])
+    [claim] = model_claims(answer)
+    assert claim.verified and claim.grounded and claim.answer_span is not None
+    assert claim.direct_answer is None and not answer.answer.startswith("Answer:")
+    evidence = [c for c in answer.claims if c.from_evidence]
+    assert evidence and all(c.verified and c.direct_answer is None for c in evidence)
+    assert all(c["direct_answer"] is None for c in answer.to_json()["claims"])
