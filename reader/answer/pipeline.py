@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from reader.answer.checking import ClaimChecker
+from reader.answer.compose import compose_answer
 from reader.answer.confidence import choice_confidences, with_confidence
 from reader.answer.events import ClaimChecked, EventCallback, Status, Token
 from reader.answer.hygiene import says_not_answered
@@ -52,7 +53,7 @@ from reader.answer.prompting import (
 )
 from reader.answer.stream_guard import RepetitionGuard, Stop, output_problem
 from reader.errors import Cancelled, ReaderError
-from reader.models.backends import Backend, Generation
+from reader.models.backends import AnyOf, Backend, Generation
 from reader.records import (
     Answer,
     AnswerMetrics,
@@ -295,7 +296,7 @@ class Answerer:
             max_tokens=MAX_TOKENS[self.mode],
             on_token=on_token,
             # The user's cancel reaches the backend even while no token arrives.
-            cancel=_AnySet(halt, asking.cancel),
+            cancel=AnyOf(halt, asking.cancel),
             **self._known(passages, claims_only=claims_only),
         )
         self._count(asking.metrics, generation)
@@ -390,43 +391,16 @@ class Answerer:
         extractive: list[CheckedClaim],
         scope: list[str],
     ) -> Answer:
-        """The model's claims first, then the evidence none of them quotes.
-
-        A claim whose quote verified but whose text the quote does not support
-        is shown as the quote's own words (``CheckedClaim.shown_text``), and
-        its sentence joins the unsupported list with the reason.
-        """
-        # Two claims shown as the same quote are one claim.
-        final = unique_by(
+        return compose_answer(
+            asking.question,
             made.claims,
-            lambda c: (c.shown_text, c.verification.start) if c.verified else claim_key(c.claim),
-        )
-        final.extend(e for e in extractive if not any(_overlap(e, c) for c in final if c.verified))
-        unsupported = list(made.unsupported)
-        for item in final:
-            # An evidence sentence's text is its quote: it is never a claim its quote
-            # does not say (one that only restates the question is shown as a quote).
-            if (
-                item.verified
-                and not item.grounded
-                and item.grounding is not None
-                and not item.guessed  # the quote says them; the model was unsure
-                and not item.from_evidence
-            ):
-                unsupported.append(
-                    f"{item.claim.text} (its quote does not say this: {item.grounding.reason})"
-                )
-        asking.metrics.count(final)
-        return Answer(
-            question=asking.question,
-            answer=" ".join(item.shown_text for item in final).strip(),
-            claims=final,
-            unsupported=unique_by(unsupported, str.casefold),
+            extractive,
+            made.unsupported,
+            made.problem,
             model=self._model_label(),
             mode=self.mode,
             doc_ids=scope,
             metrics=asking.metrics,
-            problem=made.problem,
         )
 
     def _model_label(self) -> str:
@@ -464,24 +438,6 @@ class Answerer:
             doc_ids=scope,
             metrics=asking.metrics,
         )
-
-
-def _overlap(a: CheckedClaim, b: CheckedClaim) -> bool:
-    """Whether two verified claims' spans share a character of one document."""
-    first, second = a.verification, b.verification
-    if a.doc_id != b.doc_id or None in (first.start, first.end, second.start, second.end):
-        return False
-    return first.start < second.end and second.start < first.end  # type: ignore[operator]
-
-
-class _AnySet:
-    """A cancel signal that is set when any of its events is."""
-
-    def __init__(self, *events: threading.Event | None) -> None:
-        self.events = [event for event in events if event is not None]
-
-    def is_set(self) -> bool:
-        return any(event.is_set() for event in self.events)
 
 
 def _distinct(evidence: list[Evidence]) -> list[Evidence]:

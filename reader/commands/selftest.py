@@ -222,7 +222,8 @@ def check_ocr(library: Any, folder: Path) -> str:
     (``packaging/reader.spec``), so there it is one.
     """
     from reader.ingest.layout import render_page
-    from reader.ingest.ocr import OcrSettings, find_tesseract
+    from reader.ingest.ocr import OcrSettings
+    from reader.ingest.tesseract import find_tesseract
 
     engine = find_tesseract()
     if engine is None:

@@ -39,14 +39,13 @@ from reader.ingest.ocr import (
     UNRELIABLE_BELOW,
     OcrSettings,
     PageReading,
-    find_tesseract,
     page_needs_ocr,
     read_pages,
-    require_tesseract,
 )
 from reader.ingest.ocr_languages import language_names
 from reader.ingest.page_labels import printed_page_labels
 from reader.ingest.plain_text import read_plain_text
+from reader.ingest.tesseract import find_tesseract, require_tesseract
 from reader.ingest.titles import (
     BODY_PAGES,
     choose_title,

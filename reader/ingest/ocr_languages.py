@@ -3,7 +3,14 @@ detects on it, and how those languages are named in what reader says."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+
+# The language "auto" reads a page in the languages of the script Tesseract detects
+# on it, among those installed (``languages_for_script``).
+AUTO_LANGUAGE = "auto"
+# A Tesseract language code ("eng", "chi_sim").
+LANGUAGE_CODE = re.compile(r"[A-Za-z][A-Za-z0-9_]{1,30}")
 
 # The installed languages a script is read in: a Latin page in all of these at once
 # (German needs deu for its umlauts; eng+deu read English scans as eng alone did),

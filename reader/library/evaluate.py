@@ -51,6 +51,7 @@ from __future__ import annotations
 import json
 import statistics
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -170,14 +171,7 @@ def evaluate(
     items = load_items(Path(qa_path))[:limit]
     if not items:
         raise ReaderError(f"{qa_path} holds no questions.")
-    seconds: list[float] = []
-    first_evidence: list[float] = []
-    answerable = unanswerable = 0
-    yielded = hit = stated = model_stated = abstained = false_not_found = at_4 = at_10 = 0
-    direct_stated = direct_short = 0
-    claims = verified = grounded = 0
-    made = made_supported = reanchored = declined = back_matter = 0
-    by_kind: dict[str, list[int]] = {}
+    tally = _Tally()
     with tempfile.TemporaryDirectory() as folder, Library(Path(folder) / "eval.db") as library:
         answerer = Answerer(library, backend, mode=mode, record=False)
         # Every document first: a word's rarity is the whole set's, whichever
@@ -187,126 +181,151 @@ def evaluate(
             _ingest(library, item, documents, Path(folder))
         for number, item in enumerate(items, start=1):
             doc_id = _ingest(library, item, documents, Path(folder))
-            gold = item.gold_spans or _evidence_spans(library, doc_id, item)
-            answer = answerer.ask(item.question, [doc_id])
-            seconds.append(answer.metrics.seconds)
-            if answer.metrics.first_evidence_seconds is not None:
-                first_evidence.append(answer.metrics.first_evidence_seconds)
-            linked = [c for c in answer.claims if c.verified and c.verification.start is not None]
-            back_matter += sum(1 for c in linked if _in_back_matter(library, c))
-            claims += answer.metrics.claims
-            made += answer.metrics.model_claims
-            made_supported += answer.metrics.model_supported
-            reanchored += answer.metrics.reanchored
-            declined += answer.declined_by_model
-            verified += len(linked)
-            grounded += sum(c.grounded for c in linked)
-            first_token = answer.metrics.first_token_seconds
-            row: dict[str, Any] = {
-                "id": item.id,
-                "question": item.question,
-                "answerable": item.answerable,
-                "not_found": answer.not_found,
-                "seconds": round(answer.metrics.seconds, 2),
-                "first_token_seconds": None if first_token is None else round(first_token, 3),
-                "prompt_tokens": answer.metrics.prompt_tokens,
-                "completion_tokens": answer.metrics.completion_tokens,
-                "claims": [
-                    {
-                        "shown": c.shown_text,
-                        "model": c.claim.text,
-                        "quote": c.claim.quote,
-                        "cited_quote": c.cited_quote,
-                        "origin": "evidence" if c.from_evidence else "model",
-                        "grounded": c.grounded,
-                        "status": c.verification.status,
-                        "page": c.verification.page,
-                        "reason": c.grounding.reason if c.grounding else c.verification.reason,
-                        "direct_answer": c.direct_answer,
-                        "confidence": c.confidence.to_json() if c.confidence else None,
-                    }
-                    for c in answer.claims
-                ],
-                "problem": answer.problem,
-            }
-            if item.answerable:
-                answerable += 1
-                spans = [(c.verification.start or 0, c.verification.end or 0) for c in linked]
-                row["yield"] = bool(linked)
-                row["evidence_hit"] = any(_overlaps(s, g) for s in spans for g in gold)
-                row["answer_stated"] = any(
-                    _contains_answer(c.shown_text, item.answers) for c in linked
-                )
-                row["model_stated"] = any(
-                    _contains_answer(c.claim.text, item.answers)
-                    for c in linked
-                    if c.grounded and not c.from_evidence
-                )
-                direct = [c.direct_answer for c in linked if c.direct_answer]
-                row["direct_stated"] = any(_contains_answer(d, item.answers) for d in direct)
-                row["direct_short"] = any(
-                    _contains_answer(d, item.answers) and len(d.split()) <= SHORT_ANSWER_WORDS
-                    for d in direct
-                )
-                direct_stated += row["direct_stated"]
-                direct_short += row["direct_short"]
-                model_stated += row["model_stated"]
-                yielded += row["yield"]
-                hit += row["evidence_hit"]
-                stated += row["answer_stated"]
-                false_not_found += answer.not_found is not None
-                chunks = answerer.retrieve(item.question, [doc_id])
-                ranks = [
-                    i
-                    for i, c in enumerate(chunks)
-                    if any(_overlaps((c.start, c.end), g) for g in gold)
-                ]
-                row["gold_chunk_rank"] = ranks[0] if ranks else None
-                row["gold_evidence_rank"] = _gold_evidence_rank(
-                    library, item.question, chunks, gold
-                )
-                at_4 += bool(ranks) and ranks[0] < 4
-                at_10 += bool(ranks) and ranks[0] < 10
-            else:
-                unanswerable += 1
-                abstained += answer.not_found is not None
-                counts = by_kind.setdefault(item.kind or "unanswerable", [0, 0])
-                counts[0] += answer.not_found is not None
-                counts[1] += 1
+            row = _asked(library, answerer, item, doc_id, tally)
             if details is not None:
                 details.append(row)
             if progress is not None:
                 progress(number, len(items))
+    return tally.figures(
+        {
+            "file": str(qa_path),
+            "mode": answerer.mode,
+            "model": backend.name if backend is not None else "none (passages)",
+            "questions": len(items),
+        }
+    )
+
+
+@dataclass
+class _Tally:
+    """What the questions asked so far came to."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    seconds: list[float] = field(default_factory=list)
+    first_evidence: list[float] = field(default_factory=list)
+    by_kind: dict[str, list[int]] = field(default_factory=dict)
+
+    def figures(self, heading: dict[str, Any]) -> dict[str, Any]:
+        count = self.counts
+        answerable, unanswerable = count["answerable"], count["unanswerable"]
+        return {
+            **heading,
+            "answerable": answerable,
+            "unanswerable": unanswerable,
+            **{
+                name: ratio(count[name], answerable)
+                for name in (
+                    "yield",
+                    "evidence_hit",
+                    "answer_stated",
+                    "model_stated",
+                    "direct_stated",
+                    "direct_short",
+                )
+            },
+            "verification_rate": ratio(count["verified"], count["claims"]),
+            "grounded_share": ratio(count["grounded"], count["verified"]),
+            "model_claims": count["made"],
+            "model_supported_share": ratio(count["made_supported"], count["made"]),
+            "reanchored": count["reanchored"],
+            "back_matter_linked": count["back_matter"],
+            "declined_by_model": count["declined"],
+            "abstained": ratio(count["abstained"], unanswerable),
+            "abstained_by_kind": {
+                kind: f"{done}/{total}" for kind, (done, total) in self.by_kind.items()
+            },
+            "false_not_found": ratio(count["false_not_found"], answerable),
+            "retrieval_at_4": ratio(count["at_4"], answerable),
+            "retrieval_at_10": ratio(count["at_10"], answerable),
+            "seconds_p50": round(statistics.median(self.seconds), 3),
+            "seconds_p90": round(_percentile(self.seconds, 0.9), 3),
+            "first_evidence_seconds_p50": (
+                round(statistics.median(self.first_evidence), 3) if self.first_evidence else None
+            ),
+        }
+
+
+def _asked(
+    library: Library, answerer: Answerer, item: EvalItem, doc_id: str, tally: _Tally
+) -> dict[str, Any]:
+    """Ask ``item``'s question, add what it came to to ``tally``; its details row."""
+    gold = item.gold_spans or _evidence_spans(library, doc_id, item)
+    answer = answerer.ask(item.question, [doc_id])
+    metrics, count = answer.metrics, tally.counts
+    tally.seconds.append(metrics.seconds)
+    if metrics.first_evidence_seconds is not None:
+        tally.first_evidence.append(metrics.first_evidence_seconds)
+    linked = [c for c in answer.claims if c.verified and c.verification.start is not None]
+    count["back_matter"] += sum(1 for c in linked if _in_back_matter(library, c))
+    count["claims"] += metrics.claims
+    count["made"] += metrics.model_claims
+    count["made_supported"] += metrics.model_supported
+    count["reanchored"] += metrics.reanchored
+    count["declined"] += answer.declined_by_model
+    count["verified"] += len(linked)
+    count["grounded"] += sum(c.grounded for c in linked)
+    first_token = metrics.first_token_seconds
+    row: dict[str, Any] = {
+        "id": item.id,
+        "question": item.question,
+        "answerable": item.answerable,
+        "not_found": answer.not_found,
+        "seconds": round(metrics.seconds, 2),
+        "first_token_seconds": None if first_token is None else round(first_token, 3),
+        "prompt_tokens": metrics.prompt_tokens,
+        "completion_tokens": metrics.completion_tokens,
+        "claims": [_claim_row(c) for c in answer.claims],
+        "problem": answer.problem,
+    }
+    if not item.answerable:
+        count["unanswerable"] += 1
+        count["abstained"] += answer.not_found is not None
+        counts = tally.by_kind.setdefault(item.kind or "unanswerable", [0, 0])
+        counts[0] += answer.not_found is not None
+        counts[1] += 1
+        return row
+    count["answerable"] += 1
+    spans = [(c.verification.start or 0, c.verification.end or 0) for c in linked]
+    direct = [c.direct_answer for c in linked if c.direct_answer]
+    row["yield"] = bool(linked)
+    row["evidence_hit"] = any(_overlaps(s, g) for s in spans for g in gold)
+    row["answer_stated"] = any(_contains_answer(c.shown_text, item.answers) for c in linked)
+    row["model_stated"] = any(
+        _contains_answer(c.claim.text, item.answers)
+        for c in linked
+        if c.grounded and not c.from_evidence
+    )
+    row["direct_stated"] = any(_contains_answer(d, item.answers) for d in direct)
+    row["direct_short"] = any(
+        _contains_answer(d, item.answers) and len(d.split()) <= SHORT_ANSWER_WORDS for d in direct
+    )
+    for name in ("yield", "evidence_hit", "answer_stated", "model_stated"):
+        count[name] += row[name]
+    count["direct_stated"] += row["direct_stated"]
+    count["direct_short"] += row["direct_short"]
+    count["false_not_found"] += answer.not_found is not None
+    chunks = answerer.retrieve(item.question, [doc_id])
+    ranks = [i for i, c in enumerate(chunks) if any(_overlaps((c.start, c.end), g) for g in gold)]
+    row["gold_chunk_rank"] = ranks[0] if ranks else None
+    row["gold_evidence_rank"] = _gold_evidence_rank(library, item.question, chunks, gold)
+    count["at_4"] += bool(ranks) and ranks[0] < 4
+    count["at_10"] += bool(ranks) and ranks[0] < 10
+    return row
+
+
+def _claim_row(c: CheckedClaim) -> dict[str, Any]:
     return {
-        "file": str(qa_path),
-        "mode": answerer.mode,
-        "model": backend.name if backend is not None else "none (passages)",
-        "questions": len(items),
-        "answerable": answerable,
-        "unanswerable": unanswerable,
-        "yield": ratio(yielded, answerable),
-        "evidence_hit": ratio(hit, answerable),
-        "answer_stated": ratio(stated, answerable),
-        "model_stated": ratio(model_stated, answerable),
-        "direct_stated": ratio(direct_stated, answerable),
-        "direct_short": ratio(direct_short, answerable),
-        "verification_rate": ratio(verified, claims),
-        "grounded_share": ratio(grounded, verified),
-        "model_claims": made,
-        "model_supported_share": ratio(made_supported, made),
-        "reanchored": reanchored,
-        "back_matter_linked": back_matter,
-        "declined_by_model": declined,
-        "abstained": ratio(abstained, unanswerable),
-        "abstained_by_kind": {kind: f"{done}/{total}" for kind, (done, total) in by_kind.items()},
-        "false_not_found": ratio(false_not_found, answerable),
-        "retrieval_at_4": ratio(at_4, answerable),
-        "retrieval_at_10": ratio(at_10, answerable),
-        "seconds_p50": round(statistics.median(seconds), 3),
-        "seconds_p90": round(_percentile(seconds, 0.9), 3),
-        "first_evidence_seconds_p50": (
-            round(statistics.median(first_evidence), 3) if first_evidence else None
-        ),
+        "shown": c.shown_text,
+        "model": c.claim.text,
+        "quote": c.claim.quote,
+        "cited_quote": c.cited_quote,
+        "origin": "evidence" if c.from_evidence else "model",
+        "grounded": c.grounded,
+        "status": c.verification.status,
+        "page": c.verification.page,
+        "reason": c.grounding.reason if c.grounding else c.verification.reason,
+        "direct_answer": c.direct_answer,
+        "confidence": c.confidence.to_json() if c.confidence else None,
     }
 
 

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -49,6 +50,16 @@ class CancelSignal(Protocol):
     with ``is_set`` (the pipeline combines the user's cancel with its own stop)."""
 
     def is_set(self) -> bool: ...
+
+
+class AnyOf:
+    """A cancel signal that is set when any of its events is."""
+
+    def __init__(self, *events: threading.Event | None) -> None:
+        self.events = [event for event in events if event is not None]
+
+    def is_set(self) -> bool:
+        return any(event.is_set() for event in self.events)
 
 
 class KnownText(Protocol):

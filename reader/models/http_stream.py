@@ -22,14 +22,13 @@ import socket
 import ssl
 import threading
 import time
-import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from reader.errors import Cancelled, ModelError
 from reader.models.backends import CancelSignal
-from reader.text.escaping import one_line
+from reader.models.endpoint import Endpoint, shown
 
 # How often a wait looks at the cancel signal: cancelling takes at most this long.
 SLICE_SECONDS = 0.05
@@ -37,7 +36,6 @@ RECEIVE_BYTES = 65536
 MAX_HEAD_BYTES = 64 * 1024
 MAX_LINE_BYTES = 4 * 1024 * 1024
 MAX_BODY_BYTES = 64 * 1024 * 1024
-MAX_SHOWN_CHARS = 200
 _STATUS_LINE = re.compile(rb"HTTP/1\.[01] +(\d{3})(?: +(.*))?")
 _IN_PROGRESS = {errno.EINPROGRESS, errno.EWOULDBLOCK, errno.EALREADY, errno.EAGAIN}
 # (family, type, proto, canonical name, address) as getaddrinfo gives them
@@ -46,45 +44,6 @@ AddressInfo = tuple[socket.AddressFamily, socket.SocketKind, int, str, Any]
 
 class DeadlinePassed(Exception):
     """A wait on the server reached its deadline."""
-
-
-def shown(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
-    """Untrusted server text made safe to show in a message: one short line."""
-    return one_line(text, limit)
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """Where to connect, from a server URL the user gave."""
-
-    scheme: str
-    host: str
-    port: int
-    path: str
-
-    @classmethod
-    def parse(cls, url: str) -> Endpoint:
-        try:
-            parts = urllib.parse.urlsplit(url)
-            port = parts.port
-        except ValueError as error:
-            raise ModelError(
-                f"The server URL {shown(url)} is not valid ({error}); "
-                "write it like http://gpu-box:8080."
-            ) from None
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ModelError(
-                f"The server URL {shown(url)} is not an http:// or https:// address; "
-                "write it like http://gpu-box:8080."
-            )
-        default_port = 443 if parts.scheme == "https" else 80
-        return cls(parts.scheme, parts.hostname, port or default_port, parts.path.rstrip("/"))
-
-    @property
-    def host_header(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        default = self.port == (443 if self.scheme == "https" else 80)
-        return host if default else f"{host}:{self.port}"
 
 
 @dataclass

@@ -22,13 +22,8 @@ from reader import __version__
 from reader.config import DEFAULTS
 from reader.errors import Cancelled, ModelError
 from reader.models.backends import CancelSignal, Generation, Messages, TokenCallback, collect_pieces
-from reader.models.http_stream import (
-    DeadlinePassed,
-    Endpoint,
-    Head,
-    StreamingConnection,
-    shown,
-)
+from reader.models.endpoint import Endpoint, shown
+from reader.models.http_stream import DeadlinePassed, Head, StreamingConnection
 
 ERROR_BODY_BYTES = 4096
 MAX_ANSWER_BYTES = 16 * 2**20  # a whole answer from a server that ignored "stream"

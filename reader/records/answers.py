@@ -186,9 +186,8 @@ class CheckedClaim:
     @property
     def direct_answer(self) -> str | None:
         """The quote's own words that answer, when the model chose them and they
-        stand on their own (see ``reader.answer.spans``). Not an evidence sentence
-        (no model chose its words), nor a run that is its whole sentence: what
-        leads an answer is shorter than the prose that shows the sentence."""
+        stand on their own (``reader.answer.spans``); never an evidence sentence
+        (no model chose it) or a whole sentence (the prose shows it already)."""
         if self.from_evidence or not (self.verified and self.grounded):
             return None
         if self.answer_span is None:

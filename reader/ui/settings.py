@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from reader.config import Settings, load_settings, save_settings
-from reader.ingest import ocr
+from reader.ingest import tesseract
+from reader.ingest.ocr_languages import AUTO_LANGUAGE
 from reader.models import choice
 from reader.models.catalogue import model_choices
 from reader.models.choice import server_timeouts
@@ -138,15 +139,15 @@ class SettingsDialog(QDialog):
             self.ocr_mode.addItem(f"{mode}: {description}", mode)
         self.ocr_mode.setCurrentIndex(max(0, self.ocr_mode.findData(settings.ocr_mode)))
         chosen = [code for code in settings.ocr_languages.split("+") if code]
-        engine = ocr.find_tesseract()
+        engine = tesseract.find_tesseract()
         # Orientation detection is not a language to read in; ocr uses it by itself.
         installed = [code for code in engine.languages() if code != "osd"] if engine else []
         self.ocr_languages = QListWidget()
         self.ocr_languages.setAccessibleName("OCR languages")
         self.ocr_languages.setMaximumHeight(110)
-        languages = [code for code in chosen if code not in installed and code != ocr.AUTO_LANGUAGE]
-        for code in [ocr.AUTO_LANGUAGE, *installed, *languages]:
-            if code == ocr.AUTO_LANGUAGE:
+        languages = [code for code in chosen if code not in installed and code != AUTO_LANGUAGE]
+        for code in [AUTO_LANGUAGE, *installed, *languages]:
+            if code == AUTO_LANGUAGE:
                 label = "Automatic: each page in the languages of its script"
             else:
                 label = language_name(code) + ("" if code in installed else " — not installed")
@@ -166,10 +167,10 @@ class SettingsDialog(QDialog):
         """Automatic and chosen languages exclude each other: ticking one unticks the other."""
         if ticked.checkState() != Qt.CheckState.Checked:
             return
-        automatic = ticked.data(Qt.ItemDataRole.UserRole) == ocr.AUTO_LANGUAGE
+        automatic = ticked.data(Qt.ItemDataRole.UserRole) == AUTO_LANGUAGE
         for row in range(self.ocr_languages.count()):
             item = self.ocr_languages.item(row)
-            is_auto = item.data(Qt.ItemDataRole.UserRole) == ocr.AUTO_LANGUAGE
+            is_auto = item.data(Qt.ItemDataRole.UserRole) == AUTO_LANGUAGE
             if item is not ticked and (automatic or is_auto):
                 item.setCheckState(Qt.CheckState.Unchecked)
 

@@ -17,9 +17,7 @@ statement and is a miss however similar the strings are.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
-from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from typing import Protocol
 from unicodedata import combining
@@ -28,16 +26,12 @@ from rapidfuzz import fuzz
 
 from reader.records import Chunk, Verification
 from reader.text.normalize import NormalizedText, normalize_key
-from reader.text.words import WORD_RUN
 from reader.verify.damage import Alignment, OcrConfidenceAt, align_damaged
+from reader.verify.key_index import SEPARATOR, KeyIndex
 from reader.verify.ocr import OcrReading, ocr_reason
 
 _CANDIDATE_CUTOFF = 75.0  # rough alignment score worth refining
-_DIGITS = re.compile(r"\d+")
 _RANK = {"exact": 2, "fuzzy": 1, "miss": 0}
-# Between the keys of two stretches of text that do not touch (see QuoteMatcher):
-# a normalised quote never holds a line break, so no match runs across it.
-SEPARATOR = "\n"
 
 
 class Pages(Protocol):
@@ -107,21 +101,17 @@ class QuoteMatcher:
             chunk.id: (bisect_left(origin, chunk.start), bisect_left(origin, chunk.end))
             for chunk in self.chunks
         }
-        self._chunk_key_starts = [self._key_ranges[chunk.id][0] for chunk in self.chunks]
+        chunk_key_starts = [self._key_ranges[chunk.id][0] for chunk in self.chunks]
         # Key positions where a stretch ends (its separator) and the key's end.
         separators = [i for i, char in enumerate(norm.key) if char == SEPARATOR]
         self._stretch_ends = [*separators, len(norm.key)]
-        self._words: dict[str, list[int]] | None = None
-        self._tokens: dict[str, list[int]] | None = None
-        self._numbers: set[str] | None = None
+        self._index = KeyIndex(norm.key, chunk_key_starts, len(self._stretch_ends) > 1)
 
     # -- public ------------------------------------------------------------------
 
     def prepare(self) -> None:
         """Build the lookup indexes now rather than on the first quote that needs them."""
-        self._token_index()
-        self._word_index()
-        self._has_unknown_number("")
+        self._index.prepare()
 
     def verify(
         self,
@@ -311,7 +301,7 @@ class QuoteMatcher:
     def _find_all(self, quote_key: str) -> list[int]:
         key = self._norm.key
         length = len(quote_key)
-        anchor = self._anchor(quote_key)
+        anchor = self._index.anchor(quote_key)
         if anchor is None:
             candidates = []
             position = key.find(quote_key)
@@ -337,72 +327,6 @@ class QuoteMatcher:
             )
         ]
 
-    def _word_index(self) -> dict[str, list[int]]:
-        """Key positions of every word (``\\w+``), built on first use."""
-        if self._words is None:
-            words: dict[str, list[int]] = {}
-            for match in WORD_RUN.finditer(self._norm.key):
-                words.setdefault(match.group(), []).append(match.start())
-            self._words = words
-        return self._words
-
-    def _token_index(self) -> dict[str, list[int]]:
-        """Key positions of every space-delimited token, built on first use."""
-        if self._tokens is None:
-            tokens: dict[str, list[int]] = {}
-            position = 0
-            # A separator ends a token as a space does.
-            key = self._norm.key
-            if len(self._stretch_ends) > 1:
-                key = key.replace(SEPARATOR, " ")
-            for token in key.split(" "):
-                tokens.setdefault(token, []).append(position)
-                position += len(token) + 1
-            self._tokens = tokens
-        return self._tokens
-
-    def _anchor(self, quote_key: str) -> tuple[list[int], int] | None:
-        """Postings of a rare interior token of the quote, and its offset in the quote.
-
-        In the key, spaces separate tokens exactly as in the document's key, so
-        a token not touching either end of the quote is a whole token wherever
-        the quote matches: its occurrences are the only places to look.
-        """
-        tokens = quote_key.split(" ")
-        if len(tokens) < 3:
-            return None
-        offsets = [0]
-        for token in tokens[:-1]:
-            offsets.append(offsets[-1] + len(token) + 1)
-        index = self._token_index()
-        # Long tokens tend to be rare; the two longest are enough to try.
-        interior = sorted(range(1, len(tokens) - 1), key=lambda i: len(tokens[i]), reverse=True)
-        best: tuple[list[int], int] | None = None
-        for position in interior[:2]:
-            postings = index.get(tokens[position], [])
-            if best is None or len(postings) < len(best[0]):
-                best = (postings, offsets[position])
-        return best
-
-    def _candidate_chunks(self, quote_key: str, limit: int) -> list[int]:
-        """Chunks sharing the most of the quote's rarer words, best first."""
-        index = self._word_index()
-        words = {word for word in WORD_RUN.findall(quote_key) if len(word) >= 3}
-        if not words:
-            return list(range(len(self.chunks)))
-        # Words found in hundreds of places do not tell chunks apart.
-        rarest = sorted(words, key=lambda word: len(index.get(word, ())))[:6]
-        rarest = [word for word in rarest if len(index.get(word, ())) <= 400] or rarest[:1]
-        votes: Counter[int] = Counter()
-        for word in rarest:
-            seen = {
-                bisect_right(self._chunk_key_starts, position) - 1
-                for position in index.get(word, ())
-            }
-            votes.update(seen)
-        needed = max(1, len(rarest) // 2)
-        return [chunk for chunk, count in votes.most_common(limit) if count >= needed]
-
     def _chunk_at_key(self, key_position: int) -> str:
         offset = self._norm.origin[key_position]
         index = bisect_right(self._chunk_starts, offset) - 1
@@ -417,20 +341,14 @@ class QuoteMatcher:
         """
         if self._ocr is not None and self._ocr.has_words():
             return False
-        if self._numbers is None:
-            self._numbers = set(_DIGITS.findall(self._norm.key))
-        return any(
-            match.group() not in self._numbers
-            for match in _DIGITS.finditer(quote_key)
-            if match.start() > 0 and match.end() < len(quote_key)  # whole numbers only
-        )
+        return self._index.has_unknown_number(quote_key)
 
     def _fuzzy_anywhere(self, quote_key: str, exclude: str | None) -> Alignment | None:
         """The best fuzzy alignment in any chunk (but ``exclude``)."""
         if self._has_unknown_number(quote_key):
             return None
         best: Alignment | None = None
-        for index in self._candidate_chunks(quote_key, limit=6):
+        for index in self._index.candidate_chunks(quote_key, limit=6):
             chunk = self.chunks[index]
             if chunk.id == exclude or index < 0:
                 continue

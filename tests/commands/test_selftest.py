@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import reader.ingest.ocr
+import reader.ingest.tesseract
 import reader.models.backends
 import reader.models.files
 import reader.models.model_process
@@ -43,7 +43,7 @@ def test_selftest_passes_in_a_normal_install_and_leaves_the_library_alone(
     assert "claims verified" in lines[0] and "window rendered offscreen" in lines[0]
     # The README says the embedded model only picks evidence: the line says why it wrote.
     assert "(asked for claims of its own, as --mode constrained does)" in lines[0]
-    if reader.ingest.ocr.find_tesseract() is not None:
+    if reader.ingest.tesseract.find_tesseract() is not None:
         assert "a scanned page read by OCR" in lines[0] and "boxed on the image" in lines[0]
     # QT_QPA_PLATFORM=xcb with no display would fail: the window step forces offscreen.
     assert not (reader_home / "library.db").exists()
@@ -114,7 +114,7 @@ def test_a_model_that_does_not_deliver_fails_its_step(
 
 def needs_tesseract() -> None:
     """.ci/run installs Tesseract, so in CI a missing one fails."""
-    if reader.ingest.ocr.find_tesseract() is None:
+    if reader.ingest.tesseract.find_tesseract() is None:
         message = "Tesseract is not installed (sudo apt install tesseract-ocr tesseract-ocr-eng)"
         if os.environ.get("CI"):
             pytest.fail(message)
@@ -148,7 +148,7 @@ def test_the_ocr_step_fails_when_ocr_reads_something_else(
 def test_without_tesseract_an_install_passes_with_a_note_on_what_to_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    monkeypatch.setattr(reader.ingest.ocr, "find_tesseract", lambda: None)
+    monkeypatch.setattr(reader.ingest.tesseract, "find_tesseract", lambda: None)
     with Library(tmp_path / "library.db") as library:
         found = check_ocr(library, tmp_path)
         assert library.documents() == []
@@ -161,7 +161,7 @@ def test_without_tesseract_an_install_passes_with_a_note_on_what_to_install(
 def test_without_tesseract_the_bundle_fails_the_ocr_step(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    monkeypatch.setattr(reader.ingest.ocr, "find_tesseract", lambda: None)
+    monkeypatch.setattr(reader.ingest.tesseract, "find_tesseract", lambda: None)
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     monkeypatch.setattr(sys, "platform", "linux")
     with Library(tmp_path / "library.db") as library, pytest.raises(SelftestFailed) as failure:

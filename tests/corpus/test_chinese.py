@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import reader.ingest.ocr
+import reader.ingest.tesseract
 from reader.answer import Answerer
 from reader.ingest.ocr import OcrSettings
 from reader.library import Library
@@ -25,7 +25,7 @@ SCAN = "pdfplumber-issue-203-scanned-chinese.pdf"
 
 def needs_chinese_ocr() -> None:
     """.ci/run installs Tesseract and its Chinese, so in CI a missing one fails."""
-    engine = reader.ingest.ocr.find_tesseract()
+    engine = reader.ingest.tesseract.find_tesseract()
     if engine is not None and "chi_sim" in engine.languages():
         return
     message = "Tesseract with chi_sim is not installed (sudo apt install tesseract-ocr-chi-sim)"

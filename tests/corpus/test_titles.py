@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reader.ingest.ocr import OcrSettings, find_tesseract
+from reader.ingest.ocr import OcrSettings
+from reader.ingest.tesseract import find_tesseract
 from reader.library import Library
 from tests.conftest import corpus_dir
 

@@ -23,8 +23,9 @@ from reader.errors import Cancelled, IngestError
 from reader.ingest import read_document
 from reader.ingest.extract import extract
 from reader.ingest.layout import page_blocks, render_page, span_rects
-from reader.ingest.ocr import OcrSettings, OcrUnavailableError
+from reader.ingest.ocr import OcrSettings
 from reader.ingest.page_image import MAX_OCR_PIXELS, PageImage, render_for_ocr
+from reader.ingest.tesseract import OcrUnavailableError
 from reader.library import Library
 from reader.records import Document
 

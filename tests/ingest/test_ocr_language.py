@@ -14,8 +14,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-import reader.ingest.ocr
 import reader.ingest.page_image
+import reader.ingest.tesseract
 from reader.config import Settings, save_settings
 from reader.errors import ReaderError
 from reader.ingest import extractor_is_current
@@ -34,7 +34,7 @@ UMLAUTS = set("äöüÄÖÜß")
 
 def needs_tesseract_languages(*languages: str) -> None:
     """.ci/run installs Tesseract with these languages, so in CI a missing one fails."""
-    engine = reader.ingest.ocr.find_tesseract()
+    engine = reader.ingest.tesseract.find_tesseract()
     if engine is not None and all(code in engine.languages() for code in languages):
         return
     message = f"Tesseract with {', '.join(languages)} is not installed"

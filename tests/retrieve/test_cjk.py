@@ -6,7 +6,8 @@ from __future__ import annotations
 from reader.answer import Answerer
 from reader.records import Chunk
 from reader.retrieve import build_fts_query
-from reader.retrieve.evidence import answers_question, choose_evidence, question_terms
+from reader.retrieve.asked import question_terms
+from reader.retrieve.evidence import answers_question, choose_evidence
 
 # A report's paragraphs, in the manner of a Chinese quarterly report.
 REPORT = "\n\n".join(

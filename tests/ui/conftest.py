@@ -48,7 +48,7 @@ def window(qtbot, tmp_path: Path, backend: ScriptedBackend):
 @pytest.fixture
 def tesseract() -> None:
     """OCR tests need Tesseract (.ci/run installs it): without it they fail, saying so."""
-    from reader.ingest.ocr import find_tesseract
+    from reader.ingest.tesseract import find_tesseract
 
     if find_tesseract() is None:
         pytest.fail("Tesseract is not installed (sudo apt install tesseract-ocr tesseract-ocr-eng)")

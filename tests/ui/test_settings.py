@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-import reader.ingest.ocr
+import reader.ingest.tesseract
 from reader.answer import ServerBackend, ServerTimeouts
 from reader.config import load_settings, save_settings, settings_path
 from reader.ingest.ocr import OcrSettings, ocr_settings
@@ -71,7 +71,9 @@ def test_ocr_mode_and_languages_are_chosen_from_the_installed_ones_and_saved(
     from reader.ui.settings import SettingsDialog
 
     monkeypatch.setattr(
-        reader.ingest.ocr, "find_tesseract", lambda: FakeTesseract(["chi_sim", "deu", "eng", "osd"])
+        reader.ingest.tesseract,
+        "find_tesseract",
+        lambda: FakeTesseract(["chi_sim", "deu", "eng", "osd"]),
     )
     save_settings(load_settings().replace(threads=3))
     dialog = SettingsDialog()
@@ -108,7 +110,7 @@ def test_a_language_that_is_no_longer_installed_is_shown_so_it_can_be_unticked(
 ):
     from reader.ui.settings import SettingsDialog
 
-    monkeypatch.setattr(reader.ingest.ocr, "find_tesseract", lambda: FakeTesseract(["eng"]))
+    monkeypatch.setattr(reader.ingest.tesseract, "find_tesseract", lambda: FakeTesseract(["eng"]))
     save_settings(load_settings().replace(ocr_languages="eng+fra"))
     dialog = SettingsDialog()
     qtbot.addWidget(dialog)
@@ -122,7 +124,7 @@ def test_a_language_that_is_no_longer_installed_is_shown_so_it_can_be_unticked(
 def test_without_tesseract_the_dialog_says_what_to_install(qtbot, monkeypatch: pytest.MonkeyPatch):
     from reader.ui.settings import SettingsDialog
 
-    monkeypatch.setattr(reader.ingest.ocr, "find_tesseract", lambda: None)
+    monkeypatch.setattr(reader.ingest.tesseract, "find_tesseract", lambda: None)
     dialog = SettingsDialog()
     qtbot.addWidget(dialog)
     assert "not installed" in dialog.ocr_note.text()
@@ -133,7 +135,7 @@ def test_without_tesseract_the_dialog_says_what_to_install(qtbot, monkeypatch: p
 def test_no_ocr_language_is_not_saved(qtbot, monkeypatch: pytest.MonkeyPatch):
     from reader.ui.settings import SettingsDialog
 
-    monkeypatch.setattr(reader.ingest.ocr, "find_tesseract", lambda: FakeTesseract(["eng"]))
+    monkeypatch.setattr(reader.ingest.tesseract, "find_tesseract", lambda: FakeTesseract(["eng"]))
     dialog = SettingsDialog()
     qtbot.addWidget(dialog)
     dialog.show()
