@@ -6,7 +6,7 @@ The API, for scripts as for reader's own command line and window::
 
     with reader.Library("library.db") as library:
         reader.ingest_paths(library, ["report.pdf"])
-        answerer = reader.Answerer(library, reader.make_backend())
+        answerer = library.answerer(reader.make_backend())
         answer = answerer.ask("What did the audit find?")
         for checked in answer.claims:
             print(checked.verified, checked.shown_text)

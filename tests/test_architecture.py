@@ -164,6 +164,23 @@ def test_the_command_line_and_the_window_reach_the_store_only_through_the_librar
     assert reach_ins == []
 
 
+def test_the_command_line_and_the_window_ask_through_the_library():
+    # The library builds what answers (``Library.answerer``); no client builds its own.
+    builders = []
+    for name, path in sorted(modules().items()):
+        if name == "reader" or room(name) not in CLIENTS:
+            continue
+        builders += [
+            f"{name}:{node.lineno}"
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.ImportFrom) and any(a.name == "Answerer" for a in node.names)
+        ]
+        builders += [
+            f"{name} imports {t}" for t in imports_of(name) if t == "reader.answer.pipeline"
+        ]
+    assert builders == []
+
+
 def test_the_package_exports_its_api(tmp_path):
     for name in reader.__all__:
         assert getattr(reader, name) is not None, name

@@ -13,6 +13,32 @@ from reader.commands.group import TIMEOUT_HELP, cli, echo_json, open_library
 from reader.errors import ReaderError
 from reader.text.escaping import counted, one_line
 
+# What `reader ask --json` gives of each claim, in this order.
+ASKED_CLAIM_KEYS = (
+    "text",
+    "source_id",
+    "quote",
+    "status",
+    "reason",
+    "start",
+    "end",
+    "page",
+    "page_label",
+    "doc_id",
+    "shown_text",
+    "grounded",
+    "grounding_reason",
+    "ungrounded_words",
+    "support_judged",
+    "origin",
+    "reanchored",
+    "cited_quote",
+    "answer_span",
+    "direct_answer",
+    "guessed",
+    "confidence",
+)
+
 
 @cli.command(help="Ask a question of a document (or --library: of every document).")
 @click.argument("arguments", nargs=-1, required=True)
@@ -45,7 +71,6 @@ def ask(
     password: str | None,
     as_json: bool,
 ) -> None:
-    from reader.answer import Answerer
     from reader.answer.render import render_text
     from reader.config import load_settings
     from reader.models.choice import make_backend
@@ -72,7 +97,7 @@ def ask(
                 err=True,
             )
         chosen_mode = mode or load_settings().mode
-        answerer = Answerer(library, backend, mode=chosen_mode)
+        answerer = library.answerer(backend, mode=chosen_mode)
         if answerer.uses_model and backend is not None and sys.stderr.isatty():
             # A model takes seconds (minutes on a busy machine): say what is happening.
             click.echo(f"answering with {one_line(backend.name)}…", err=True)
@@ -80,33 +105,7 @@ def ask(
         if as_json:
             data = answer.to_json()
             data["claims"] = [
-                {
-                    key: claim[key]
-                    for key in (
-                        "text",
-                        "source_id",
-                        "quote",
-                        "status",
-                        "reason",
-                        "start",
-                        "end",
-                        "page",
-                        "page_label",
-                        "doc_id",
-                        "shown_text",
-                        "grounded",
-                        "grounding_reason",
-                        "ungrounded_words",
-                        "support_judged",
-                        "origin",
-                        "reanchored",
-                        "cited_quote",
-                        "answer_span",
-                        "direct_answer",
-                        "guessed",
-                        "confidence",
-                    )
-                }
+                {key: claim[key] for key in ASKED_CLAIM_KEYS}
                 for claim in data["claims"]  # type: ignore[attr-defined]
             ]
             echo_json(data)

@@ -94,7 +94,6 @@ def _private_home() -> Iterator[Path]:
 
 def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResult:
     """Run every step; raise ``SelftestFailed`` naming the first that fails."""
-    from reader.answer import Answerer
     from reader.library.library import Library
     from reader.models.files import resolve_model, writes_grounded_claims
     from reader.models.model_process import EmbeddedBackend
@@ -152,7 +151,7 @@ def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResul
                 with step("answer"):
                     # Constrained, not "auto": the self-test is there to show that
                     # the model itself runs and its claims check out.
-                    answer = Answerer(library, backend, mode="constrained").ask(
+                    answer = library.answerer(backend, mode="constrained").ask(
                         SAMPLE_QUESTION, [doc_id]
                     )
                     # The evidence sentences are claims too, but they are not the

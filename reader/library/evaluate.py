@@ -173,7 +173,7 @@ def evaluate(
         raise ReaderError(f"{qa_path} holds no questions.")
     tally = _Tally()
     with tempfile.TemporaryDirectory() as folder, Library(Path(folder) / "eval.db") as library:
-        answerer = Answerer(library, backend, mode=mode, record=False)
+        answerer = library.answerer(backend, mode=mode, record=False)
         # Every document first: a word's rarity is the whole set's, whichever
         # question comes first, as in a library the user has filled.
         documents: dict[str, str] = {}

@@ -31,8 +31,10 @@ from reader.verify import DocumentVerifier, PassageVerifier
 from reader.verify.ocr import OcrReading
 
 if TYPE_CHECKING:
+    from reader.answer.pipeline import Answerer
     from reader.ingest.extract import ProgressCallback
     from reader.ingest.ocr import OcrSettings
+    from reader.models.backends import Backend
 
 
 class Library:
@@ -158,6 +160,16 @@ class Library:
     def forget_verifier(self, doc_id: str) -> None:
         """Drop the kept verifier of a document that was stored again or removed."""
         self._verifiers.pop(doc_id, None)
+
+    def answerer(
+        self, backend: Backend | None, mode: str = "auto", record: bool = True
+    ) -> Answerer:
+        """What answers questions about this library's documents with ``backend``
+        (None: evidence sentences only), in ``mode`` (``reader.answer.prompting.MODES``);
+        each answer is kept in the history when ``record``."""
+        from reader.answer.pipeline import Answerer
+
+        return Answerer(self, backend, mode=mode, record=record)
 
     def search(self, query: str, doc_id: str | None = None, limit: int = 10) -> list[SearchHit]:
         return search(self.store, query, doc_id=doc_id, limit=limit)

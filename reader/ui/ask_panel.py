@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reader.answer import Answerer
 from reader.answer.events import ClaimChecked, Status, Token
 from reader.answer.render import render_markdown, verification_summary
 from reader.config import load_settings
@@ -143,7 +142,7 @@ class AskPanel(QTabWidget):
 
         def answer(job: Job) -> Answer:
             backend = factory()
-            answerer = Answerer(job.library, backend, mode=mode)
+            answerer = job.library.answerer(backend, mode=mode)
             load = getattr(backend, "load", None)
             if load is not None and answerer.uses_model:
                 job.report(Status("loading model"))

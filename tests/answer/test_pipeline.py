@@ -457,3 +457,16 @@ def test_a_whole_sentence_and_the_evidence_beside_it_are_no_direct_answer(treaty
     evidence = [c for c in answer.claims if c.from_evidence]
     assert evidence and all(c.verified and c.direct_answer is None for c in evidence)
     assert all(c["direct_answer"] is None for c in answer.to_json()["claims"])
+
+
+def test_the_library_builds_what_answers_its_questions(treaty, backend):
+    # The command line, the window and the self-test ask through the library.
+    library, doc_id = treaty
+    quiet = library.answerer(None, record=False)
+    assert quiet.mode == "passages" and quiet.library is library
+    assert quiet.ask(QUESTION, [doc_id]).claims and library.answers(doc_id) == []
+    alias = evidence_alias(library, doc_id, QUESTION, SIGNED)
+    backend.enqueue(constrained_reply(alias, SIGNED, "1648"))
+    answer = library.answerer(backend, mode="constrained").ask(QUESTION, [doc_id])
+    assert answer.mode == "constrained" and model_claims(answer)[0].direct_answer == "1648"
+    assert [kept.question for kept in library.answers(doc_id)] == [QUESTION]
