@@ -7,7 +7,6 @@ raised as an ``IngestError`` whose message says what to do.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,7 +18,6 @@ from reader.errors import (
     CorruptDocumentError,
     EmptyDocumentError,
     EncryptedDocumentError,
-    NoTextLayerError,
     UnsupportedFormatError,
 )
 from reader.ingest.extractor_version import ExtractorVersion
@@ -28,30 +26,14 @@ from reader.ingest.furniture import PageLayout, find_furniture
 from reader.ingest.gc_pause import collection_resumed
 from reader.ingest.headings import headings_from_layout, headings_from_outline
 from reader.ingest.hocr import ScannedPage, scanned_page
-from reader.ingest.layout import (
-    LAYOUT_VERSION,
-    TextBlock,
-    open_document_file,
-    page_blocks,
-    page_dict_blocks,
-)
-from reader.ingest.ocr import (
-    UNRELIABLE_BELOW,
-    OcrSettings,
-    PageReading,
-    page_needs_ocr,
-    read_pages,
-)
+from reader.ingest.layout import LAYOUT_VERSION, open_document_file
+from reader.ingest.ocr import UNRELIABLE_BELOW, OcrSettings, PageReading, read_pages
 from reader.ingest.ocr_languages import language_names
 from reader.ingest.page_labels import printed_page_labels
 from reader.ingest.plain_text import read_plain_text
 from reader.ingest.tesseract import find_tesseract, require_tesseract
-from reader.ingest.titles import (
-    BODY_PAGES,
-    choose_title,
-    first_pages_title,
-    without_running_lines,
-)
+from reader.ingest.text_layer import TextLayer, read_text_layer, require_usable_text
+from reader.ingest.titles import choose_title, first_pages_title, without_running_lines
 from reader.records import Furniture, Heading, OcrBox, OcrConfidence, OcrPageInfo
 
 PYMUPDF_TYPES = {
@@ -69,9 +51,6 @@ PAGE_SEPARATOR = "\n\n"
 TEXT_EXTRACTOR = "text-1"
 
 ProgressCallback = Callable[[int, int], None]
-
-# U+FFFD and control characters are what glyphs without a Unicode mapping become.
-_UNMAPPED = re.compile(r"[\ufffd\x00-\x08\x0e-\x1f]")
 
 pymupdf.TOOLS.mupdf_display_errors(False)
 pymupdf.TOOLS.mupdf_display_warnings(False)
@@ -187,105 +166,41 @@ def _extract_pymupdf(
 ) -> Extraction:
     document = _open_pymupdf(path, kind, password)
     with document:
-        try:
-            page_count = document.page_count
-        except Exception as error:
-            raise CorruptDocumentError(
-                f"{path.name} is damaged: its page count cannot be read "
-                f"({_first_line(error)}); re-save it from another program."
-            ) from None
-        if page_count == 0:
-            raise CorruptDocumentError(
-                f"{path.name} has no pages (the file is damaged or empty); "
-                "re-download it or re-save it from another program."
-            )
-
+        page_count = _page_count(path, document)
         page_labels = printed_page_labels(document)
-        page_texts: list[str] = []
-        page_block_lists: list[list[TextBlock]] = []
-        page_heights: list[float] = []
-        unreadable: list[int] = []
-        scanned: list[int] = []
-        # The first pages' blocks as extracted, which the title is read from too.
-        first_pages: dict[int, list[dict]] = {}
-        for number in range(page_count):
-            try:
-                page = document[number]
-                page_heights.append(page.rect.height)
-                raw_blocks = page_dict_blocks(page)
-                if number < BODY_PAGES:
-                    first_pages[number] = raw_blocks
-                blocks = page_blocks(page, raw_blocks=raw_blocks)
-                text = "\n\n".join(block.text for block in blocks)
-                if page_needs_ocr(page, text, ocr.mode):
-                    scanned.append(number)
-            except Exception:
-                blocks, text = [], ""
-                unreadable.append(number + 1)
-                page_heights.append(0.0)
-            page_block_lists.append(blocks)
-            page_texts.append(text)
-            if progress is not None:
-                progress(number + 1, page_count)
+        pages = read_text_layer(document, page_count, ocr.mode, progress)
 
         read_by_ocr, ocr_warning, ocr_notes, engine_name, page_engines = _read_scanned(
-            path, document, scanned, ocr, progress, page_count
+            path, document, pages.scanned, ocr, progress, page_count
         )
         for number, scanned_result in read_by_ocr.items():
-            page_block_lists[number] = scanned_result.blocks
-            page_texts[number] = "\n\n".join(block.text for block in scanned_result.blocks)
+            pages.block_lists[number] = scanned_result.blocks
+            pages.texts[number] = "\n\n".join(block.text for block in scanned_result.blocks)
 
         try:
             toc = document.get_toc(simple=True)
         except Exception:
             toc = []
         metadata_title = (document.metadata or {}).get("title") or ""
-        page_title = first_pages_title(document, page_block_lists, read_by_ocr, first_pages)
+        page_title = first_pages_title(document, pages.block_lists, read_by_ocr, pages.first_pages)
 
-    text, page_starts = _join_pages(page_texts)
-    # The lengths of the runs between whitespace (split() takes what \s does), rather
-    # than a list of every whitespace character of a book to count them.
-    visible = sum(map(len, text.split()))
-    if visible == 0:
-        if ocr.mode == "never":
-            advice = " (it looks scanned): ingest it with --ocr auto to read it by OCR"
-        elif ocr_warning:
-            advice = f" (it looks scanned) and {ocr_warning}"
-        else:
-            advice = ": its pages are blank"
-        raise NoTextLayerError(f"{path.name} has no text layer{advice}.")
-    if len(_UNMAPPED.findall(text)) > 0.5 * visible:
-        raise NoTextLayerError(
-            f"{path.name} has no usable text layer (its fonts carry no character "
-            "mapping): run OCR on it first, for example `ocrmypdf --force-ocr`."
-        )
-
-    warnings = []
-    empty_pages = [n + 1 for n, page in enumerate(page_texts) if not page.strip()]
-    if empty_pages:
-        verb = "has" if len(empty_pages) == 1 else "have"
-        warnings.append(
-            f"{len(empty_pages)} of {page_count} pages {verb} no text (scanned or blank): "
-            f"{_page_list(empty_pages)} cannot be searched or cited"
-            + (f"; {ocr_warning}." if ocr_warning else ".")
-        )
-    if unreadable:
-        verb = "was" if len(unreadable) == 1 else "were"
-        warnings.append(f"{_page_list(unreadable)} could not be read and {verb} left empty.")
+    text, page_starts = _join_pages(pages.texts)
+    require_usable_text(path, text, ocr, ocr_warning)
+    warnings = _empty_page_warnings(pages, page_count, ocr_warning)
     warnings.extend(ocr_notes)
 
     if toc:
-        headings = headings_from_outline(toc, page_texts, page_starts)
+        headings = headings_from_outline(toc, pages.texts, page_starts)
     else:
         headings = without_running_lines(
-            headings_from_layout(page_block_lists, page_starts), page_starts
+            headings_from_layout(pages.block_lists, page_starts), page_starts
         )
     title = choose_title([metadata_title, page_title], path.name)
     furniture = find_furniture(
         [
             PageLayout(blocks, height, start)
             for blocks, height, start in zip(
-                page_block_lists, page_heights, page_starts, strict=True
+                pages.block_lists, pages.heights, page_starts, strict=True
             )
         ]
     )
@@ -302,8 +217,52 @@ def _extract_pymupdf(
         furniture=furniture,
         page_labels=page_labels,
     )
+    _add_ocr_pages(extraction, read_by_ocr, page_engines)
+    return extraction
+
+
+def _page_count(path: Path, document: pymupdf.Document) -> int:
+    """The document's page count; a document without pages, or whose count cannot be
+    read, is damaged."""
+    try:
+        page_count = document.page_count
+    except Exception as error:
+        raise CorruptDocumentError(
+            f"{path.name} is damaged: its page count cannot be read "
+            f"({_first_line(error)}); re-save it from another program."
+        ) from None
+    if page_count == 0:
+        raise CorruptDocumentError(
+            f"{path.name} has no pages (the file is damaged or empty); "
+            "re-download it or re-save it from another program."
+        )
+    return page_count
+
+
+def _empty_page_warnings(pages: TextLayer, page_count: int, ocr_warning: str) -> list[str]:
+    """Which pages hold no text, OCR included, and which could not be read at all."""
+    warnings = []
+    empty_pages = [n + 1 for n, page in enumerate(pages.texts) if not page.strip()]
+    if empty_pages:
+        verb = "has" if len(empty_pages) == 1 else "have"
+        warnings.append(
+            f"{len(empty_pages)} of {page_count} pages {verb} no text (scanned or blank): "
+            f"{_page_list(empty_pages)} cannot be searched or cited"
+            + (f"; {ocr_warning}." if ocr_warning else ".")
+        )
+    if pages.unreadable:
+        verb = "was" if len(pages.unreadable) == 1 else "were"
+        warnings.append(f"{_page_list(pages.unreadable)} could not be read and {verb} left empty.")
+    return warnings
+
+
+def _add_ocr_pages(
+    extraction: Extraction, read_by_ocr: dict[int, ScannedPage], page_engines: dict[int, str]
+) -> None:
+    """Record on ``extraction`` how each page read by OCR was read: its confidence and
+    engine, each word's confidence (at its place in the text) and its boxes."""
     for number, scanned_result in sorted(read_by_ocr.items()):
-        start = page_starts[number]
+        start = extraction.page_starts[number]
         extraction.ocr_pages.append(
             OcrPageInfo(
                 number + 1, scanned_result.confidence, scanned_result.turned, page_engines[number]
@@ -314,7 +273,6 @@ def _extract_pymupdf(
             for low, high, confidence in scanned_result.words
         )
         extraction.ocr_boxes[number + 1] = scanned_result.boxes
-    return extraction
 
 
 def _read_scanned(

@@ -139,24 +139,8 @@ def _chunk_candidates(asked: AskedWords, rank: int, chunk: Chunk) -> list[Eviden
     heading_stems = {stem(t) for t in matching_terms(chunk.heading_path)}
     back_matter = chunk.back_matter
     in_heading = sum(weight_of[s] for s in heading_stems & weight_of.keys()) / total
-    # Page furniture left out, so a sentence runs on across a page break.
-    reading = chunk.reading_text
-    spans = [
-        (start, end)
-        for start, end in sentence_spans(reading)
-        if not _LEADER_DOTS.search(reading[start:end])  # a table of contents line
-    ]
-    stems = [[stem(t) for t in sentence_terms(reading[start:end])] for start, end in spans]
-    acronyms = asked.acronyms
-    for piece, (start, end) in zip(stems, spans, strict=True) if acronyms else ():
-        said = {stem(word) for word in acronyms.held_words(reading[start:end])}
-        piece.extend(sorted((said & asked.spelled_stems) - set(piece)))
-    for piece in stems if asked.compounds else ():
-        held = set(piece)
-        piece.extend(
-            c for c, parts in asked.compounds.items() if c not in held and held >= set(parts)
-        )
-    keys = [normalize_key(reading[start:end]) for start, end in spans]
+    sentences = _ChunkSentences.of(asked, chunk)
+    reading, spans, headings = sentences.reading, sentences.spans, sentences.headings
     # A sentence alone, or with the next one: the answer often follows the
     # sentence that names the topic ("They demanded $12,000..."). A sentence
     # that introduces a list ("the regimens for children aged 3 to 11 are:")
@@ -164,13 +148,8 @@ def _chunk_candidates(asked: AskedWords, rank: int, chunk: Chunk) -> list[Eviden
     # and a pair ending in a question with the sentence that replies.
     # A heading (a line that does not end as a sentence does) is a unit of its
     # own, never run into the sentences before or under it.
-    ends = [ends_as_sentence(reading[start:end]) for start, end in spans]
-    headings = [
-        not ended and is_whole_line(reading, start, end)
-        for ended, (start, end) in zip(ends, spans, strict=True)
-    ]
     for index, (start, _) in enumerate(spans):
-        for last in (index, unit_end(reading, spans, index)) if ends[index] else (index,):
+        for last in (index, unit_end(reading, spans, index)) if sentences.ends[index] else (index,):
             if last >= len(spans) or any(headings[index + 1 : last + 1]):
                 continue
             end = spans[last][1]
@@ -178,7 +157,7 @@ def _chunk_candidates(asked: AskedWords, rank: int, chunk: Chunk) -> list[Eviden
             longest = MAX_LIST_CHARS if last > index + 1 else MAX_SENTENCE_CHARS
             if not MIN_SENTENCE_CHARS <= len(text) <= longest:
                 continue
-            unit = [s for piece in stems[index : last + 1] for s in piece]
+            unit = [s for piece in sentences.stems[index : last + 1] for s in piece]
             present = set(unit) & weight_of.keys()
             if not present:
                 continue
@@ -215,11 +194,52 @@ def _chunk_candidates(asked: AskedWords, rank: int, chunk: Chunk) -> list[Eviden
                     word_count(present, asked.cjk_pairs),
                     asked.asked,
                     asked.rarest in present,
-                    tuple(keys[index : last + 1]),
+                    tuple(sentences.keys[index : last + 1]),
                     not (headings[index] or back_matter or lead_in or asks or unended),
                 )
             )
     return scored
+
+
+@dataclass(frozen=True, slots=True)
+class _ChunkSentences:
+    """A chunk's sentences as scoring reads them, one entry per sentence in each list."""
+
+    reading: str  # the chunk's reading text, page furniture left out
+    spans: list[tuple[int, int]]  # where each sentence is in ``reading``
+    # The stems of its terms, with the words of the question's acronyms it spells
+    # out and the question's compounds whose parts it holds apart.
+    stems: list[list[str]]
+    keys: list[str]  # its matching key: what "the same sentence" means
+    ends: list[bool]  # whether it ends as a sentence does
+    headings: list[bool]  # whether it is a heading: a whole line not ended as a sentence
+
+    @classmethod
+    def of(cls, asked: AskedWords, chunk: Chunk) -> _ChunkSentences:
+        # Page furniture left out, so a sentence runs on across a page break.
+        reading = chunk.reading_text
+        spans = [
+            (start, end)
+            for start, end in sentence_spans(reading)
+            if not _LEADER_DOTS.search(reading[start:end])  # a table of contents line
+        ]
+        stems = [[stem(t) for t in sentence_terms(reading[start:end])] for start, end in spans]
+        acronyms = asked.acronyms
+        for piece, (start, end) in zip(stems, spans, strict=True) if acronyms else ():
+            said = {stem(word) for word in acronyms.held_words(reading[start:end])}
+            piece.extend(sorted((said & asked.spelled_stems) - set(piece)))
+        for piece in stems if asked.compounds else ():
+            held = set(piece)
+            piece.extend(
+                c for c, parts in asked.compounds.items() if c not in held and held >= set(parts)
+            )
+        keys = [normalize_key(reading[start:end]) for start, end in spans]
+        ends = [ends_as_sentence(reading[start:end]) for start, end in spans]
+        headings = [
+            not ended and is_whole_line(reading, start, end)
+            for ended, (start, end) in zip(ends, spans, strict=True)
+        ]
+        return cls(reading, spans, stems, keys, ends, headings)
 
 
 def _with_meaning(question: str, ranked: list[Evidence]) -> list[Evidence]:

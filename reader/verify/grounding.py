@@ -224,9 +224,59 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         return Grounding(False, "the claim is empty")
     source = _Vocabulary.of(without_reference_marks(quote))
     asked = _Vocabulary.of(question, compounds=True)
+    quote_tokens = words(quote)
+    tally = _tally_words(claim_tokens, quote_tokens, source, asked)
+    missing = list(tally.kinds)
+    # The first problem found decides the reason, so the order of the checks matters.
+    problems = []
+    if missing:
+        problems.append(_not_in_quote(tally.kinds))
+    negation = _negation_problem(claim_tokens, quote_tokens, quote, asked)
+    if negation:
+        problems.append(negation)
+    if not missing:
+        misread = misread_number(claim_tokens, quote_tokens) or number_of_another(
+            claim_tokens, quote_tokens
+        )
+        if misread:
+            problems.append(misread)
+    if not problems:
+        changed = _narrowing_or_assertion_problem(
+            claim_tokens, quote_tokens, quote, question, source, asked
+        )
+        if changed:
+            problems.append(changed)
+    if _CUT_OFF.search(claim.strip()):
+        problems.append("the claim stops mid-sentence")
+    if claim.strip().endswith("?"):
+        problems.append("the claim is a question, not a statement")
+    if not problems and tally.beyond_question == 0:
+        problems.append("the claim only restates the question")
+    elif not problems and not _states_something(tally.said):
+        problems.append("the claim is too short to state anything")
+    if problems:
+        return Grounding(False, "; ".join(problems), tuple(missing))
+    return Grounding(True, "every word of the claim is in the quote")
+
+
+@dataclass(frozen=True, slots=True)
+class _Tally:
+    """The claim's words read one by one against the quote and the question."""
+
+    kinds: dict[str, str]  # each word or number the quote does not say: "word" or "number"
+    said: list[str]  # the claim's content words and numbers the quote says
+    beyond_question: int  # ... of which the question does not say
+
+
+def _tally_words(
+    claim_tokens: list[str], quote_tokens: list[str], source: _Vocabulary, asked: _Vocabulary
+) -> _Tally:
+    """Which of the claim's numbers and content words the quote says, and which it
+    does not (a rank, an obligation or a "non-" the quote lacks is missing whatever
+    the question said)."""
     kinds: dict[str, str] = {}
-    said: list[str] = []  # the claim's content words and numbers the quote says
-    beyond_question = 0  # ... of which the question does not say
+    said: list[str] = []
+    beyond_question = 0
     after_number = False
     # Numbers written in several words ("fifty thousand") that the quote says.
     as_one = {
@@ -236,7 +286,6 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
         for index in range(first, end)
     }
     bounding = bound_positions(claim_tokens)
-    quote_tokens = words(quote)
     for position, token in enumerate(claim_tokens):
         if position in bounding:
             continue
@@ -284,65 +333,59 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
             and not _contrasts(claim_tokens, position)
         ):
             kinds.setdefault(token, "word")
+    return _Tally(kinds, said, beyond_question)
+
+
+def _not_in_quote(kinds: dict[str, str]) -> str:
+    """The reason that names the claim's words and numbers the quote does not say."""
     missing = list(kinds)
-    problems = []
-    if missing:
-        listed = ", ".join(f"'{token}'" for token in missing[:8])
-        more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
-        numbers = [token for token in missing if kinds[token] == "number"]
-        what = (
-            "numbers and words"
-            if numbers and len(numbers) < len(missing)
-            else ("numbers" if numbers else "words")
-        )
-        problems.append(f"{what} not in the quote: {listed}{more}")
+    listed = ", ".join(f"'{token}'" for token in missing[:8])
+    more = f" and {len(missing) - 8} more" if len(missing) > 8 else ""
+    numbers = [token for token in missing if kinds[token] == "number"]
+    what = (
+        "numbers and words"
+        if numbers and len(numbers) < len(missing)
+        else ("numbers" if numbers else "words")
+    )
+    return f"{what} not in the quote: {listed}{more}"
+
+
+def _negation_problem(
+    claim_tokens: list[str], quote_tokens: list[str], quote: str, asked: _Vocabulary
+) -> str | None:
+    """A negation the claim adds, or else one the claim drops from the part of the
+    quote it draws on."""
     claim_negations = negations(claim_tokens)
     quote_negations = negations(quote_tokens)
     added = unmatched_negations(claim_negations, quote_negations)
     quote_negation = negation_in_drawn_clauses(quote, claim_tokens, asked.stems)
     if added:
-        problems.append(f"the claim says '{added[0]}' where the quote does not")
-    elif quote_negation and not claim_negations:
-        problems.append(f"the quote says '{quote_negation}' and the claim drops it")
-    if not missing:
-        misread = misread_number(claim_tokens, quote_tokens) or number_of_another(
-            claim_tokens, quote_tokens
-        )
-        if misread:
-            problems.append(misread)
-    if not problems:
-        qualified = qualifier_problem(claim_tokens, quote_tokens)
-        if qualified:
-            problems.append(qualified)
-    if not problems:
-        dropped = dropped_non_prefix(claim_tokens, quote)
-        if dropped:
-            problems.append(dropped)
-    if not problems:
-        reported = reported_only(claim_tokens, quote)
-        if reported:
-            problems.append(reported)
-    if not problems:
-        unrealised_problem = unrealised(claim_tokens, quote)
-        if unrealised_problem:
-            problems.append(unrealised_problem)
-    if not problems:
-        swapped = swapped_clause(
-            claim_tokens, quote_tokens, source.has, asked.has
-        ) or points_at_answer(claim_tokens, question)
-        if swapped:
-            problems.append(swapped)
-    if _CUT_OFF.search(claim.strip()):
-        problems.append("the claim stops mid-sentence")
-    if claim.strip().endswith("?"):
-        problems.append("the claim is a question, not a statement")
-    if not problems and beyond_question == 0:
-        problems.append("the claim only restates the question")
-    elif not problems and not _states_something(said):
-        problems.append("the claim is too short to state anything")
-    if problems:
-        return Grounding(False, "; ".join(problems), tuple(missing))
-    return Grounding(True, "every word of the claim is in the quote")
+        return f"the claim says '{added[0]}' where the quote does not"
+    if quote_negation and not claim_negations:
+        return f"the quote says '{quote_negation}' and the claim drops it"
+    return None
+
+
+def _narrowing_or_assertion_problem(
+    claim_tokens: list[str],
+    quote_tokens: list[str],
+    quote: str,
+    question: str,
+    source: _Vocabulary,
+    asked: _Vocabulary,
+) -> str | None:
+    """The first of these the claim does, in this order: drops a qualifier of the
+    quote's (or adds a universal), drops a "non-", states as fact what the quote
+    only reports, states as done what the quote only tries or allows, ties its fact
+    to a clause of the question's words, or points at the answer without giving it."""
+    return (
+        qualifier_problem(claim_tokens, quote_tokens)
+        or dropped_non_prefix(claim_tokens, quote)
+        or reported_only(claim_tokens, quote)
+        or unrealised(claim_tokens, quote)
+        or swapped_clause(claim_tokens, quote_tokens, source.has, asked.has)
+        or points_at_answer(claim_tokens, question)
+    )
 
 
 def _adds_non(token: str, source: _Vocabulary) -> bool:
