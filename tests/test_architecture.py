@@ -229,3 +229,69 @@ def test_core_and_cli_import_without_loading_qt():
     )
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert completed.returncode == 0, completed.stdout + completed.stderr
+
+
+# Sentence patterns that still live beside their one user, in files this rule
+# arrived after; each is to move to ``reader.text.sentences``, and leave this list.
+SENTENCE_PATTERNS_NOT_YET_MOVED = {
+    "reader.answer.spans._SENTENCE_END",
+    "reader.answer.spans._SENTENCE_START",
+    "reader.retrieve.mentions._SENTENCE_START",
+    "reader.retrieve.units._SENTENCE_END",
+}
+
+
+def word_or_sentence_patterns(source: str) -> list[str]:
+    """Names a module gives, at its top level, to a ``re.compile(...)`` whose name
+    says it finds words or sentences: ending in WORD or WORDS, or starting with
+    SENTENCE, leading underscores aside (``_WORD``, ``NUMBER_WORDS``,
+    ``_SENTENCE_END``)."""
+    found = []
+    for node in ast.parse(source).body:
+        if not isinstance(node, ast.Assign | ast.AnnAssign) or not isinstance(node.value, ast.Call):
+            continue
+        called = node.value.func
+        if not (
+            isinstance(called, ast.Attribute)
+            and called.attr == "compile"
+            and isinstance(called.value, ast.Name)
+            and called.value.id == "re"
+        ):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            name = target.id.lstrip("_") if isinstance(target, ast.Name) else ""
+            if name.endswith(("WORD", "WORDS")) or name.startswith("SENTENCE"):
+                found.append(target.id)
+    return found
+
+
+def test_words_and_sentences_are_found_only_in_text():
+    """Words, sentences and number words are told apart in ``reader.text`` alone:
+    no module outside it compiles a pattern named for a word or a sentence
+    (see ``word_or_sentence_patterns``). A stage that needs one imports it, so
+    two stages never read "a word" two ways by accident."""
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.relative_to(PACKAGE).parts[0] == "text":
+            continue
+        name = module_name(path)
+        for pattern in word_or_sentence_patterns(path.read_text(encoding="utf-8")):
+            if f"{name}.{pattern}" not in SENTENCE_PATTERNS_NOT_YET_MOVED:
+                offenders.append(f"{name}.{pattern}")
+    assert offenders == []
+
+
+def test_the_pattern_rule_sees_a_private_tokenizer():
+    """The rule above could pass by reading nothing; these must fail it."""
+    source = (
+        "import re\n"
+        "_WORD = re.compile(r'\\w+')\n"
+        "NUMBER_WORDS: re.Pattern[str] = re.compile('one|two')\n"
+        "_SENTENCE_END = re.compile('[.!?]$')\n"
+        "_WORD_END = re.compile(r'\\s')\n"  # a word's end is whitespace, no word
+        "_LETTERS = 'ab'\n"
+        "def inner():\n"
+        "    _WORD = re.compile('x')\n"
+    )
+    assert word_or_sentence_patterns(source) == ["_WORD", "NUMBER_WORDS", "_SENTENCE_END"]

@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING
 
 from reader.ingest.line_keys import line_key, line_keys
 from reader.records import Heading
+from reader.text.numbers import ORDINALS, alternation, small_number_words
+from reader.text.words import DATE_PARTS, TWO_LETTERS
 
 if TYPE_CHECKING:
     import pymupdf
@@ -114,7 +116,11 @@ _GENERIC_NAMES = {
     "序",
     "序言",
 }
-_NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|first|second|third"
+# "Chapter Twelve", "Part Third": a section numbered in words, one to twelve or
+# first to third.
+_NUMBER_WORDS = alternation(
+    [*small_number_words(1, 12), *(word for word, place in ORDINALS.items() if place <= 3)]
+)
 _NUMBERED_PART = re.compile(
     r"^(?:chapter|part|section|book|volume|appendix|annex|kapitel|teil|anhang|chapitre)"
     rf"(?: (?:\d+|[ivxlcdm]+|[a-z]|{_NUMBER_WORDS}))?$"
@@ -137,13 +143,6 @@ _FILE_NAME = re.compile(
 _TYPESETTER_SLUG = re.compile(r"^\S+ on \S+ with \S+$|^VerDate\b|^arXiv:\d", re.IGNORECASE)
 # A machine's or a job's identifier: a long run of capitals and digits, both in it.
 _IDENTIFIER = re.compile(r"\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{10,}\b")
-_DATE_WORDS = re.compile(
-    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|tuesday|"
-    r"wednesday|thursday|friday|saturday|sunday|of|the|st|nd|rd|th)\b|\d+",
-    re.IGNORECASE,
-)
-_WORD = re.compile(r"[^\W\d_]{2,}")
 # Characters a title may hold besides letters, digits and spaces.
 _TITLE_PUNCTUATION = set(".,:;!?'\"()[]&/+-–—’‘“”«»·#%$€£@*")
 _EDGE_PUNCTUATION = " \t-–—_:;,|/·•*~"
@@ -170,7 +169,7 @@ def is_generic_section_name(text: str) -> bool:
 
 def is_real_title(text: str) -> bool:
     """Whether the (cleaned) ``text`` reads as a document's title."""
-    if not text or len(text) > 2 * MAX_TITLE or not _WORD.search(text):
+    if not text or len(text) > 2 * MAX_TITLE or not TWO_LETTERS.search(text):
         return False
     visible = [char for char in text if not char.isspace()]
     symbols = sum(
@@ -187,7 +186,7 @@ def is_real_title(text: str) -> bool:
         return False
     if _FILE_NAME.search(text) or _PLACEHOLDER.match(text):
         return False
-    if not _WORD.search(_DATE_WORDS.sub(" ", text)):
+    if not TWO_LETTERS.search(DATE_PARTS.sub(" ", text)):
         return False  # a date alone: when the file was made, not what it is
     return not is_generic_section_name(text)
 

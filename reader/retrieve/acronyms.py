@@ -16,12 +16,10 @@ since the question's own words are the other half of the pair.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from reader.text.words import STOPWORDS
+from reader.text.words import LETTER_RUN, STOPWORDS
 
-_WORD = re.compile(r"[^\W\d_]+")
 # Marks inside a word that leave it one word: soft hyphens, zero-width spaces.
 _INSIDE_A_WORD = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060"))
 _LONGEST = 6
@@ -48,7 +46,7 @@ def acronym_letters(word: str) -> str | None:
 def _content_words(text: str) -> list[str]:
     """The words of ``text`` in lower case, hyphenated ones in parts, stop words out."""
     found = []
-    for word in _WORD.findall(text.translate(_INSIDE_A_WORD)):
+    for word in LETTER_RUN.findall(text.translate(_INSIDE_A_WORD)):
         lowered = word.lower()
         if lowered in _NEVER_INITIALS or (lowered in STOPWORDS and lowered not in _LETTER_WORDS):
             continue
@@ -59,7 +57,7 @@ def _content_words(text: str) -> list[str]:
 def _acronyms(text: str) -> dict[str, str]:
     """The acronyms of ``text``: their initials, each with its word in lower case."""
     found = {}
-    for word in _WORD.findall(text.translate(_INSIDE_A_WORD)):
+    for word in LETTER_RUN.findall(text.translate(_INSIDE_A_WORD)):
         letters = acronym_letters(word)
         if letters is not None:
             found[letters] = word.lower()

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import re
 
+from reader.text.numbers import FRACTIONS, MULTIPLIERS, TENS, alternation, small_number_words
+
 _NUMBER = re.compile(r"\d")
 # A count or share written out: "fourteen years", "twenty-seven", "one quarter".
-_NUMBER_WORD = re.compile(
-    r"\b(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|four|fif|six|seven"
-    r"|eigh|nine)teen|(?:twen|thir|for|fif|six|seven|eigh|nine)ty|hundred|thousand|million"
-    r"|billion|half|quarter|third|dozen|percent|once|twice)\b",
+# From "two": "one" is as often no count ("one of them", "no one") as a count.
+_WRITTEN_NUMBER = re.compile(
+    rf"\b({alternation([*small_number_words(2, 19), *TENS, *MULTIPLIERS, *FRACTIONS])}"
+    r"|dozen|percent|once|twice)\b",
     re.IGNORECASE,
 )
 # A question for a share or a rate, answered by a percentage most often.
@@ -81,7 +83,7 @@ def kind_bonus(kind: str | None, sentence: str) -> float:
     if kind == "share":
         # Any number may be the share ("nine out of ten"); a percentage most likely is.
         return kind_bonus("number", sentence) + (0.1 if _PERCENT.search(sentence) else 0.0)
-    if kind == "number" and (_NUMBER.search(sentence) or _NUMBER_WORD.search(sentence)):
+    if kind == "number" and (_NUMBER.search(sentence) or _WRITTEN_NUMBER.search(sentence)):
         return 0.15
     if kind == "reason" and _REASON.search(sentence):
         return 0.1

@@ -19,7 +19,7 @@ from itertools import pairwise
 from reader.retrieve.acronyms import AcronymMatcher
 from reader.retrieve.answer_kinds import expected_kind
 from reader.text.normalize import CJK_LETTERS
-from reader.text.words import STOPWORDS, stem, words
+from reader.text.words import NUMBER_THEN_WORD, STOPWORDS, WORD_THEN_NUMBER, stem, words
 
 # Words that ask rather than say what is asked about (function words, "what"
 # and "how" among them, are in STOPWORDS already).
@@ -95,10 +95,6 @@ def _compounds(question: str) -> dict[str, tuple[str, ...]]:
     return found
 
 
-# A word and the number that tells which one it is: "genotype 3", "24 weeks",
-# "version 2.4" (a number written before or after its word).
-_WORD_NUMBER = re.compile(r"(?<![\w.])([^\W\d_]{3,})\s+(\d+(?:[.,]\d+)*)(?![\w.,]*\d)")
-_NUMBER_WORD = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)\s+([^\W\d_]{3,})")
 # What a sentence loses for each of the question's numbered words it gives only
 # with another number: asked about genotype 3 after 24 weeks, a sentence on
 # genotype 5 after 12 weeks is about another case.
@@ -112,10 +108,10 @@ def numbered_words(text: str) -> dict[tuple[str, bool], set[str]]:
     """Each word written beside a number, by its stem and whether the number
     follows it, with the numbers it stands beside."""
     found: dict[tuple[str, bool], set[str]] = {}
-    for word, number in _WORD_NUMBER.findall(text):
+    for word, number in WORD_THEN_NUMBER.findall(text):
         if word.lower() not in STOPWORDS:
             found.setdefault((stem(word.lower()), True), set()).add(number)
-    for number, word in _NUMBER_WORD.findall(text):
+    for number, word in NUMBER_THEN_WORD.findall(text):
         if word.lower() not in STOPWORDS:
             found.setdefault((stem(word.lower()), False), set()).add(number)
     return found

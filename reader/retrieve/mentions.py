@@ -26,10 +26,8 @@ from rapidfuzz.distance import Levenshtein
 from reader.retrieve.search import search
 from reader.retrieve.word_counts import chunks_holding
 from reader.store.database import LibraryStore
-from reader.text.words import STOPWORDS, porter_stem
+from reader.text.words import NAME_WORD, STOPWORDS, porter_stem
 
-# A word, with what a name may carry inside it ("Qwen2-72B", "HTTP/1.1", "C++").
-_WORD = re.compile(r"(?<![\w'’\-/.+])[^\W\d_][\w'’\-/+.]*")
 # Where a new sentence begins inside a question its first word is no name; not
 # after "Mr." or an initial ("M. Theo Kearney").
 _SENTENCE_START = re.compile(
@@ -53,12 +51,12 @@ def question_names(question: str) -> list[str]:
     """The names a question holds, each once, in order."""
     inside = [
         match.group()
-        for match in _WORD.finditer(question)
+        for match in NAME_WORD.finditer(question)
         if not _SENTENCE_START.search(question[: match.start()])
     ]
     if any(_title_cased(word) and word.lower() in STOPWORDS for word in inside):
         return []  # "What Is The Capital Of Australia?": every word has its capital
-    if len({w.lower() for w in _WORD.findall(question)} & _GERMAN) >= 2:
+    if len({w.lower() for w in NAME_WORD.findall(question)} & _GERMAN) >= 2:
         return []
     names: list[str] = []
     for word in inside:

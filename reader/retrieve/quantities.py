@@ -22,15 +22,24 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from reader.text.words import STOPWORDS, stem
+from reader.text.numbers import MULTIPLIERS, TENS, TIMES, alternation, small_number_words
+from reader.text.words import LATIN_WORD_OR_NUMBER, STOPWORDS, stem
 
-_NUMBER_WORDS = (
-    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|(?:thir|four|fif|six"
-    r"|seven|eigh|nine)teen|(?:twen|thir|for|fif|six|seven|eigh|nine)ty(?:-\w+)?|hundreds?"
-    r"|thousands?|millions?|billions?|dozens?|a dozen|once|twice|thrice|single"
+# A count written out. A ten takes the rest of a hyphenated number with it
+# ("twenty-seven"), a multiplier its plural ("hundreds of"); "a dozen" and
+# "single" count too.
+_NUMBER_WORDS = alternation(
+    [
+        *small_number_words(1, 19),
+        rf"(?:{alternation(TENS)})(?:-\w+)?",
+        *(f"{word}s?" for word in MULTIPLIERS),
+        "dozens?",
+        "a dozen",
+        *TIMES,
+        "single",
+    ]
 )
 _COUNT = re.compile(rf"\d[\d,.]*|\b(?:{_NUMBER_WORDS})\b", re.IGNORECASE)
-_WORD = re.compile(r"[A-Za-z][\w'\-]*|\d[\d,.]*")
 # How many words may stand between a number and what it counts: "73 airplanes",
 # "4.5 trillion tokens", "two Major League Soccer teams", "10 percent of American
 # physicians".
@@ -142,7 +151,7 @@ def _counted_words(after: str) -> tuple[str, ...]:
     "GPU hours" hours, "simultaneous connections" connections)."""
     counted: list[str] = []
     after = _PARTITIVE.sub("", after)  # "How many of the justices ..."
-    for word in _WORD.findall(after):
+    for word in LATIN_WORD_OR_NUMBER.findall(after):
         if word.lower() in STOPWORDS or word.lower() in _AFTER_COUNTED:
             break
         # A participle after the thing counted says what is said of it ("airplanes
@@ -188,7 +197,11 @@ def _event_words(question: str) -> set[str]:
     when = _WHEN.search(question)
     if when is None:
         return set()
-    return {stem(w) for w in _WORD.findall(when.group(1)) if w.islower() and w not in STOPWORDS}
+    return {
+        stem(w)
+        for w in LATIN_WORD_OR_NUMBER.findall(when.group(1))
+        if w.islower() and w not in STOPWORDS
+    }
 
 
 def _gives_age(text: str, event: set[str]) -> bool:
@@ -197,7 +210,7 @@ def _gives_age(text: str, event: set[str]) -> bool:
         clause = _WHEN.match(text[age.end() :].lstrip(" ,"))
         if not event or clause is None:
             return True
-        said = [w.lower() for w in _WORD.findall(clause.group(1))[:_EVENT_REACH]]
+        said = [w.lower() for w in LATIN_WORD_OR_NUMBER.findall(clause.group(1))[:_EVENT_REACH]]
         if event & {stem(w) for w in said if w not in STOPWORDS}:
             return True
     return False
@@ -217,7 +230,7 @@ def _counts_as(word: str, counted: set[str]) -> bool:
 
 def _counts(text: str, counted: set[str], stated: set[str]) -> bool:
     """A number the question does not state, within a few words of the thing counted."""
-    matches = list(_WORD.finditer(text))
+    matches = list(LATIN_WORD_OR_NUMBER.finditer(text))
     tokens = [match.group() for match in matches]
     for index, token in enumerate(tokens):
         number = token.split("-")[0] if "-" in token[1:] else token  # "Six-time"

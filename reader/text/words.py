@@ -22,6 +22,33 @@ CJK_RUN = re.compile(f"[{CJK_LETTERS}]+")
 # A run of word characters (letters, digits, "_"), where a word is compared as
 # written, not as a search term.
 WORD_RUN = re.compile(r"\w+")
+# A run of letters, any script, without digits or "_": "RoPE" in "RoPE-based",
+# "Qwen" in "Qwen2". Acronyms are read from these.
+LETTER_RUN = re.compile(r"[^\W\d_]+")
+# Two letters or more in a row: what tells a title from a date or a number.
+TWO_LETTERS = re.compile(r"[^\W\d_]{2,}")
+# A Latin word with its apostrophes and hyphens ("don't", "pre-train"), or a
+# number as written ("4.5", "12,000"): the words between a count and what it counts.
+LATIN_WORD_OR_NUMBER = re.compile(r"[A-Za-z][\w'\-]*|\d[\d,.]*")
+# A word as a name writes it, with what a name may carry inside it ("Qwen2-72B",
+# "HTTP/1.1", "C++", "O'Brien"), and not the tail of such a word.
+NAME_WORD = re.compile(r"(?<![\w'’\-/.+])[^\W\d_][\w'’\-/+.]*")
+# A word of three letters or more and the number after it ("genotype 3",
+# "version 2.4"), not a number that starts a code ("type 1N1" is no type 1):
+# groups word, number.
+WORD_THEN_NUMBER = re.compile(r"(?<![\w.])([^\W\d_]{3,})\s+(\d+(?:[.,]\d+)*)(?![\w.,]*\d)")
+# A number and the word of three letters or more after it ("24 weeks"): groups
+# number, word.
+NUMBER_THEN_WORD = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)\s+([^\W\d_]{3,})")
+# What a date is written with: month and day names, "of", "the", ordinal
+# endings and digits ("Monday, 3rd of March 2014"). Take them away, and a text
+# that was a date alone has no letters left.
+DATE_PARTS = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday|of|the|st|nd|rd|th)\b|\d+",
+    re.IGNORECASE,
+)
 _CJK_PIECES = re.compile(f"([{CJK_LETTERS}]+)")
 # Function words: a claim may add or drop these without saying anything new.
 # fmt: off

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from reader.text.numbers import MULTIPLIERS, ORDINALS, SMALL_NUMBERS, TENS, small_number_words
 from reader.text.words import STOPWORDS, stem
 
 _NUMBER = re.compile(r"^[0-9]+(?:[.,][0-9]+)*$")
@@ -30,57 +31,24 @@ def without_reference_marks(text: str) -> str:
     return _REFERENCE_MARK.sub(" ", text)
 
 
-NUMBER_WORDS = {
-    word: str(value)
-    for value, word in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
-    )
-}
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
-_TENS.update({"eighty": 80, "ninety": 90})
-NUMBER_WORDS.update({word: str(value) for word, value in _TENS.items()})
+# A number word's value as a numeral: zero to twenty, the tens, "hundred" and
+# "thousand" (a million is read as a multiplier only, in ``number_phrases``).
+NUMBER_WORDS = {word: str(value) for word, value in SMALL_NUMBERS.items()}
+NUMBER_WORDS.update({word: str(value) for word, value in TENS.items()})
 NUMBER_WORDS.update({"hundred": "100", "thousand": "1000"})
 # "twenty-four" is folded to one word, as hyphenated words are.
 NUMBER_WORDS.update(
     {
-        tens + unit: str(value + int(NUMBER_WORDS[unit]))
-        for tens, value in _TENS.items()
-        for unit in ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+        tens + unit: str(value + SMALL_NUMBERS[unit])
+        for tens, value in TENS.items()
+        for unit in small_number_words(1, 9)
     }
 )
 
 
 # "the third day" is "the 3rd day". "First" and "second" are left as words: they
 # are as often "earliest" and a unit of time as they are ordinals.
-_ORDINAL_WORDS = {
-    word: f"{value}th"
-    for value, word in enumerate(
-        ["third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"], start=3
-    )
-}
-_ORDINAL_WORDS.update({"eleventh": "11th", "twelfth": "12th"})
+_ORDINAL_WORDS = {word: f"{place}th" for word, place in ORDINALS.items() if place >= 3}
 _ORDINAL = re.compile(r"^([0-9]+)(?:st|nd|rd|th)$")
 
 
@@ -94,9 +62,6 @@ def number_value(token: str) -> str | None:
     return NUMBER_WORDS.get(token) or _ORDINAL_WORDS.get(token)
 
 
-_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
-
-
 def number_phrases(tokens: list[str]) -> list[tuple[int, int, str]]:
     """``(first, end, value)`` of each run of two or more number tokens read as one
     number: "twenty four" is 24, "fifty thousand" 50000, "2 million" 2000000."""
@@ -105,17 +70,17 @@ def number_phrases(tokens: list[str]) -> list[tuple[int, int, str]]:
     while index < len(tokens):
         end = index
         while end < len(tokens) and (
-            number_value(tokens[end]) is not None or tokens[end] in _MULTIPLIERS
+            number_value(tokens[end]) is not None or tokens[end] in MULTIPLIERS
         ):
             end += 1
         if end - index >= 2:
             total = current = 0.0
             for token in tokens[index:end]:
-                if token in _MULTIPLIERS and _MULTIPLIERS[token] >= 1000:
-                    total += max(current, 1.0) * _MULTIPLIERS[token]
+                if token in MULTIPLIERS and MULTIPLIERS[token] >= 1000:
+                    total += max(current, 1.0) * MULTIPLIERS[token]
                     current = 0.0
-                elif token in _MULTIPLIERS:
-                    current = max(current, 1.0) * _MULTIPLIERS[token]
+                elif token in MULTIPLIERS:
+                    current = max(current, 1.0) * MULTIPLIERS[token]
                 else:
                     try:
                         current += float(number_value(token) or 0)
