@@ -24,7 +24,6 @@ from typing import Any, Protocol
 from reader.answer.checking import ClaimChecker
 from reader.answer.compose import compose_answer
 from reader.answer.confidence import choice_confidences, with_confidence
-from reader.answer.events import ClaimChecked, EventCallback, Status, Token
 from reader.answer.hygiene import says_not_answered
 from reader.answer.judge import judge_for
 from reader.answer.not_answered import (
@@ -63,6 +62,7 @@ from reader.records import (
     PageStarts,
     SearchHit,
 )
+from reader.records.events import ClaimChecked, EventCallback, Status, Token
 from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
 from reader.retrieve.mentions import question_names
 from reader.retrieve.quantities import missing_quantity

@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 
 from reader.records import Grounding
+from reader.text.sentences import ENDS_SENTENCE, STARTS_SENTENCE
 from reader.text.words import STOPWORDS, stem, words
 from reader.verify.narrowing import (
     CONDITIONS,
@@ -124,9 +125,6 @@ def _clause(tokens: list[str], run: Run) -> tuple[list[str], list[str]]:
 
 # Conditions that reach across a comma: "If the appeal fails, the fee is $5,000".
 _SENTENCE_CONDITIONS = frozenset(["if", "unless", "provided", "providing", "assuming"])
-# A sentence ends at a mark that ends one, before a word that starts one.
-_SENTENCE_END = re.compile(r"[.!?][\"'\u2019\u201d)\]]*$")
-_SENTENCE_START = re.compile(r"^[\"'\u2018\u201c(\[]*[A-Z0-9\u2022]")
 
 
 def _sentence_of(tokens: list[str], run: Run) -> tuple[int, int]:
@@ -134,12 +132,12 @@ def _sentence_of(tokens: list[str], run: Run) -> tuple[int, int]:
     two, and what the other one says does not bear on the run."""
     first = run.first
     while first > 0 and not (
-        _SENTENCE_END.search(tokens[first - 1]) and _SENTENCE_START.match(tokens[first])
+        ENDS_SENTENCE.search(tokens[first - 1]) and STARTS_SENTENCE.match(tokens[first])
     ):
         first -= 1
     last = run.last
     while last < len(tokens) - 1 and not (
-        _SENTENCE_END.search(tokens[last]) and _SENTENCE_START.match(tokens[last + 1])
+        ENDS_SENTENCE.search(tokens[last]) and STARTS_SENTENCE.match(tokens[last + 1])
     ):
         last += 1
     return first, last

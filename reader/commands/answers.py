@@ -71,9 +71,8 @@ def ask(
     password: str | None,
     as_json: bool,
 ) -> None:
-    from reader.answer.render import render_text
     from reader.config import load_settings
-    from reader.models.choice import make_backend
+    from reader.library import make_backend, render_text
 
     if whole_library:
         if len(arguments) != 1:
@@ -121,8 +120,7 @@ def ask(
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1))
 @click.option("--json", "as_json", is_flag=True, help="One JSON array.")
 def history(doc: str | None, limit: int, as_json: bool) -> None:
-    from reader.answer.render import verification_summary
-    from reader.library import reverify
+    from reader.library import reverify, verification_summary
 
     with open_library() as library:
         doc_id = library.resolve(doc).id if doc else None
@@ -246,12 +244,12 @@ def evaluate_command(
     details: Path | None,
     as_json: bool,
 ) -> None:
+    from reader.library import make_backend
     from reader.library.evaluate import evaluate
     from reader.library.labelled_claims import evaluate_support, is_support_set
-    from reader.models.choice import make_backend
 
     if is_support_set(qa_file):
-        from reader.answer.judge import SupportJudge
+        from reader.library import SupportJudge
 
         wrong: list[dict[str, Any]] = []
         judge = None
@@ -324,11 +322,13 @@ def models(context: click.Context) -> None:
     if context.invoked_subcommand is not None:
         return
     from reader.config import load_settings
-    from reader.models.catalogue import CATALOGUE, installed_path, parts_installed
-    from reader.models.files import (
+    from reader.library import (
+        CATALOGUE,
         available_models,
         embedded_model_path,
+        installed_path,
         models_dir,
+        parts_installed,
         resolve_model,
     )
 
@@ -366,8 +366,7 @@ def models(context: click.Context) -> None:
 @click.argument("name")
 @click.option("--keep-default", is_flag=True, help="Do not make it the default model.")
 def models_install(name: str, keep_default: bool) -> None:
-    from reader.models.catalogue import catalogue_model, install
-    from reader.models.files import models_dir
+    from reader.library import catalogue_model, install, models_dir
 
     model = catalogue_model(name)
     shown = [-1]
@@ -390,7 +389,7 @@ def models_install(name: str, keep_default: bool) -> None:
 )
 @click.argument("name")
 def models_requirements(name: str) -> None:
-    from reader.models.catalogue import catalogue_model
+    from reader.library import catalogue_model
 
     model = catalogue_model(name)
     for part in model.part_names():

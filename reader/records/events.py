@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from reader.records import CheckedClaim
+from reader.records.answers import CheckedClaim
 
 
 @dataclass(frozen=True)

@@ -26,13 +26,9 @@ from rapidfuzz.distance import Levenshtein
 from reader.retrieve.search import search
 from reader.retrieve.word_counts import chunks_holding
 from reader.store.database import LibraryStore
+from reader.text.sentences import BEFORE_SENTENCE_START
 from reader.text.words import NAME_WORD, STOPWORDS, porter_stem
 
-# Where a new sentence begins inside a question its first word is no name; not
-# after "Mr." or an initial ("M. Theo Kearney").
-_SENTENCE_START = re.compile(
-    r"(?:^|(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)(?<!\b[A-Z])[.!?:;]\s+|[\"“(]\s*)$"
-)
 # Words that stand before a name and name nothing alone.
 _TITLES = frozenset(["mr", "mrs", "ms", "dr", "st", "prof", "sir", "mt"])
 # A stem shorter than this is too short to tell a misspelling from another word.
@@ -52,7 +48,8 @@ def question_names(question: str) -> list[str]:
     inside = [
         match.group()
         for match in NAME_WORD.finditer(question)
-        if not _SENTENCE_START.search(question[: match.start()])
+        # Where a new sentence begins inside a question its first word is no name.
+        if not BEFORE_SENTENCE_START.search(question[: match.start()])
     ]
     if any(_title_cased(word) and word.lower() in STOPWORDS for word in inside):
         return []  # "What Is The Capital Of Australia?": every word has its capital

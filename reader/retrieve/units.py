@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from reader.text.sentences import ENDS_AS_UNIT
+
 MIN_SENTENCE_CHARS = 25
 MAX_SENTENCE_CHARS = 420
 # A list's lead-in with its items may run longer than a sentence.
@@ -20,7 +22,6 @@ MAX_LIST_CHARS = 700
 # Items of a list its lead-in may bring along (sentences, as segmented).
 LIST_ITEMS = 4
 
-_SENTENCE_END = re.compile(r"[.!?:;][\"'”’)\]]*$")
 _LIST_LEAD_IN = re.compile(r":[\"'”’)\]]*\s*$")
 # A question the text asks: its answer follows.
 _ASKS = re.compile(r"\?[\"'”’)\]]*\s*$")
@@ -28,7 +29,7 @@ _LIST_ITEM = re.compile(r"\s*(?:[•·▪◦‣*–-]|\(?\d{1,2}[.)]|\(?[a-z][.)
 
 
 def ends_as_sentence(text: str) -> bool:
-    return _SENTENCE_END.search(text) is not None
+    return ENDS_AS_UNIT.search(text) is not None
 
 
 def introduces_list(text: str) -> bool:

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["PARAGRAPH_BREAK", "SENTENCE_END", "inside_sentence", "sentence_spans"]
+__all__ = [
+    "BEFORE_SENTENCE_START",
+    "ENDS_AS_UNIT",
+    "ENDS_SENTENCE",
+    "PARAGRAPH_BREAK",
+    "SENTENCE_END",
+    "STARTS_SENTENCE",
+    "inside_sentence",
+    "sentence_spans",
+]
 
 PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 # Zero-width spaces after the mark are where the reading view left out a
@@ -114,3 +123,24 @@ def inside_sentence(text: str, blank: re.Match[str]) -> bool:
     before = text[position - 1 : position] if position else ""
     after = text[blank.end() : blank.end() + 1]
     return (before.islower() or before == ",") and (after.islower() or after.isdigit())
+
+
+# -- a sentence's edges seen from one piece of text ----------------------------------
+# The splitter above finds sentences in running text; these tell, of a piece
+# already cut out, whether it ends or starts as a sentence does.
+
+# A unit of evidence that ends as a statement, a list's lead-in or a clause does
+# (``reader.retrieve.units``): ". ! ? : ;", then closing quotes or brackets.
+ENDS_AS_UNIT = re.compile(r"[.!?:;][\"'”’)\]]*$")
+# A word that ends a sentence (``reader.answer.spans``): ". ! ?", then closing
+# quotes or brackets.
+ENDS_SENTENCE = re.compile(r"[.!?][\"'\u2019\u201d)\]]*$")
+# A word that may start one: a capital, a digit or a bullet, after opening
+# quotes or brackets.
+STARTS_SENTENCE = re.compile(r"^[\"'\u2018\u201c(\[]*[A-Z0-9\u2022]")
+# The text before a word when that word starts a sentence (``reader.retrieve.mentions``):
+# the start, a mark that ends a sentence and space, or an opening quote; not
+# after "Mr." or an initial ("M. Theo Kearney").
+BEFORE_SENTENCE_START = re.compile(
+    r"(?:^|(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)(?<!\b[A-Z])[.!?:;]\s+|[\"“(]\s*)$"
+)

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QTextBrowser, QToolTip
 
-from reader.answer.render import claim_numbers, leading_answer, prose_pieces
+from reader.library import claim_numbers, leading_answer, prose_pieces
 from reader.records import Answer, CheckedClaim
 from reader.text.escaping import html_text, one_line
 

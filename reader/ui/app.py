@@ -125,25 +125,14 @@ def shot(
     # A PNG needs no screen: without a display (or the libraries to draw on it)
     # the window is drawn offscreen, unless QT_QPA_PLATFORM asks for a platform.
     app = _application(offscreen=not os.environ.get("QT_QPA_PLATFORM") and not _display_usable())
-    from reader.models.choice import make_backend
+    from reader.library import make_backend
     from reader.ui.main_window import MainWindow
 
     window = MainWindow(backend_factory=(lambda: None) if no_model else make_backend)
     window.resize(*size)
     window.show()
     app.processEvents()
-
-    path = Path(doc)
-    if path.is_file():
-        failures: list[str] = []
-        window.message.label.clear()
-        task = window.library_panel.open_path(path)
-        task.signals.failed.connect(lambda error: failures.append(str(error)))
-        _wait(app, lambda: window.current is not None or bool(failures), timeout, "the document")
-        if failures:
-            raise ReaderError(failures[0])
-    else:
-        window.show_document(window.library.resolve(doc).id)
+    _open_document(app, window, doc, timeout)
 
     result: dict[str, Any] = {
         "answer": None,
@@ -153,36 +142,11 @@ def shot(
         "click_ms": None,
     }
     if question:
-        errors: list[str] = []
-        window.ask_panel.question.setText(question)
-        task = window.ask_panel.ask(question, [window.current.id])  # type: ignore[union-attr]
-        task.signals.failed.connect(lambda error: errors.append(str(error)))
-        _wait(app, lambda: window.answer is not None or bool(errors), timeout, "the answer")
-        if errors:
-            raise ReaderError(errors[0])
-        answer = window.answer
-        assert answer is not None
+        answer = _asked(app, window, question, timeout)
         result["answer"] = answer.answer
         result["claims"] = [claim.to_json() for claim in answer.claims]
         if click is not None:
-            verified = [i for i, item in enumerate(answer.claims) if item.verified]
-            if not 1 <= click <= len(verified):
-                raise ReaderError(
-                    f"There is no verified claim {click} to click: the answer has "
-                    f"{len(verified)} verified claims."
-                )
-            index = verified[click - 1]
-            window.activate_claim(index)
-            app.processEvents()
-            start, end = window.viewer.text_view.highlighted_range()  # type: ignore[misc]
-            result["clicked"] = click
-            result["click_ms"] = round(window.last_click_ms or 0.0, 2)
-            result["highlight"] = {
-                "start": start,
-                "end": end,
-                "page": answer.claims[index].verification.page,
-                "visible": window.viewer.text_view.is_visible(start, end),
-            }
+            result.update(_clicked(app, window, answer, click))
             if page_view and window.current is not None and window.current.kind == "pdf":
                 pages: list[int] = []
                 window.page_shown.connect(pages.append)
@@ -201,3 +165,56 @@ def shot(
         raise ReaderError(f"Could not write the screenshot to {out}.")
     window.close()
     return result
+
+
+def _open_document(app: Any, window: Any, doc: str, timeout: float) -> None:
+    """A file is added to the library and shown; anything else names a document in it."""
+    path = Path(doc)
+    if not path.is_file():
+        window.show_document(window.library.resolve(doc).id)
+        return
+    failures: list[str] = []
+    window.message.label.clear()
+    task = window.library_panel.open_path(path)
+    task.signals.failed.connect(lambda error: failures.append(str(error)))
+    _wait(app, lambda: window.current is not None or bool(failures), timeout, "the document")
+    if failures:
+        raise ReaderError(failures[0])
+
+
+def _asked(app: Any, window: Any, question: str, timeout: float) -> Any:
+    """The answer the window shows once ``question`` is asked of its document."""
+    errors: list[str] = []
+    window.ask_panel.question.setText(question)
+    task = window.ask_panel.ask(question, [window.current.id])
+    task.signals.failed.connect(lambda error: errors.append(str(error)))
+    _wait(app, lambda: window.answer is not None or bool(errors), timeout, "the answer")
+    if errors:
+        raise ReaderError(errors[0])
+    answer = window.answer
+    assert answer is not None
+    return answer
+
+
+def _clicked(app: Any, window: Any, answer: Any, click: int) -> dict[str, Any]:
+    """Click the answer's ``click``-th verified claim; where the viewer highlighted."""
+    verified = [i for i, item in enumerate(answer.claims) if item.verified]
+    if not 1 <= click <= len(verified):
+        raise ReaderError(
+            f"There is no verified claim {click} to click: the answer has "
+            f"{len(verified)} verified claims."
+        )
+    index = verified[click - 1]
+    window.activate_claim(index)
+    app.processEvents()
+    start, end = window.viewer.text_view.highlighted_range()
+    return {
+        "clicked": click,
+        "click_ms": round(window.last_click_ms or 0.0, 2),
+        "highlight": {
+            "start": start,
+            "end": end,
+            "page": answer.claims[index].verification.page,
+            "visible": window.viewer.text_view.is_visible(start, end),
+        },
+    }

@@ -25,13 +25,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from reader.answer.events import ClaimChecked, Status, Token
-from reader.answer.render import render_markdown, verification_summary
 from reader.config import load_settings
 from reader.errors import ReaderError, StoreError
-from reader.library import Library, reverify
-from reader.models.backends import Backend
+from reader.library import Backend, Library, render_markdown, reverify, verification_summary
 from reader.records import Answer, CheckedClaim
+from reader.records.events import ClaimChecked, Status, Token
 from reader.text.escaping import one_line
 from reader.ui import messages
 from reader.ui.answer_view import AnswerView

@@ -26,9 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from reader.errors import EncryptedDocumentError, ReaderError
-from reader.ingest.extract import PYMUPDF_TYPES, TEXT_TYPES
-from reader.ingest.workers import default_workers
-from reader.library import FileOutcome, Library
+from reader.library import PYMUPDF_TYPES, TEXT_TYPES, FileOutcome, Library, default_workers
 from reader.library.batch import ingest_paths
 from reader.library.batch_report import BatchProgress, BatchReport
 from reader.records import Document

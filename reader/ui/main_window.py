@@ -22,10 +22,8 @@ from PySide6.QtWidgets import QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from reader.config import library_path
 from reader.errors import ReaderError
-from reader.library import Library
+from reader.library import Backend, Library, make_backend
 from reader.library.repair import RepairReport
-from reader.models.backends import Backend
-from reader.models.choice import make_backend
 from reader.records import Answer, Document
 from reader.text.escaping import one_line
 from reader.ui import messages

@@ -21,13 +21,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+import reader.library
 from reader.config import Settings, load_settings, save_settings
-from reader.ingest import tesseract
-from reader.ingest.ocr_languages import AUTO_LANGUAGE
-from reader.models import choice
-from reader.models.catalogue import model_choices
-from reader.models.choice import server_timeouts
-from reader.models.files import models_dir
+from reader.library import AUTO_LANGUAGE, model_choices, models_dir, server_timeouts
 from reader.ui.labels import plain_label
 from reader.ui.ocr_labels import language_name
 
@@ -139,7 +135,7 @@ class SettingsDialog(QDialog):
             self.ocr_mode.addItem(f"{mode}: {description}", mode)
         self.ocr_mode.setCurrentIndex(max(0, self.ocr_mode.findData(settings.ocr_mode)))
         chosen = [code for code in settings.ocr_languages.split("+") if code]
-        engine = tesseract.find_tesseract()
+        engine = reader.library.find_tesseract()
         # Orientation detection is not a language to read in; ocr uses it by itself.
         installed = [code for code in engine.languages() if code != "osd"] if engine else []
         self.ocr_languages = QListWidget()
@@ -219,5 +215,5 @@ class SettingsDialog(QDialog):
                 ocr_languages="+".join(languages),
             )
         )
-        choice.forget_backends()
+        reader.library.forget_backends()
         self.accept()

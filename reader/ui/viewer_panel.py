@@ -10,8 +10,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QLineEdit, QTabWidget, QVBoxLayout, QWidget
 
 from reader.errors import ReaderError
-from reader.ingest.layout import render_page
-from reader.library import Library
+from reader.library import Library, render_page
 from reader.records import Document
 from reader.text.escaping import one_line
 from reader.text.reading_view import outside

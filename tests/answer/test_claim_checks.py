@@ -3,8 +3,8 @@
 import json
 
 from reader.answer import Answerer
-from reader.answer.events import ClaimChecked
 from reader.answer.render import render_text, verification_summary
+from reader.records.events import ClaimChecked
 from tests.answer.conftest import claims_json
 from tests.answer.test_pipeline import QUESTION, alias_of, model_claims
 

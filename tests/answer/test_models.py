@@ -86,7 +86,7 @@ def test_embedded_model_answers_with_verified_claims(treaty, mode):
 def test_known_quotes_are_read_in_not_sampled_and_the_answer_still_verifies(treaty):
     """Constrained quoting's quotes are read in as one batch: fewer tokens are
     sampled, the streamed text is the whole output, and the quotes verify."""
-    from reader.answer.events import Token
+    from reader.records.events import Token
 
     library, doc_id = treaty
     backend = make_backend()

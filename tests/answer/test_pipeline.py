@@ -4,10 +4,10 @@ import threading
 import pytest
 
 from reader.answer import Answerer, ScriptedBackend
-from reader.answer.events import ClaimChecked, Status, Token
 from reader.errors import Cancelled, ModelError
 from reader.library import reverify
 from reader.records import Document
+from reader.records.events import ClaimChecked, Status, Token
 from tests.answer.conftest import chunk_with, claims_json
 
 QUESTION = "When was the Treaty of Westphalia signed?"

@@ -23,10 +23,10 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel
 
 from reader.answer import Answerer, ScriptedBackend, ServerBackend
-from reader.answer.events import ClaimChecked, Token
 from reader.config import Settings, save_settings
 from reader.library import Library
 from reader.records import Answer, CheckedClaim
+from reader.records.events import ClaimChecked, Token
 from reader.text.escaping import one_line, rich_text_lines
 from reader.ui.answer_view import (
     UNVERIFIED_BADGE_COLOR,
