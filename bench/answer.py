@@ -56,6 +56,7 @@ from reader.models.in_process import InProcessBackend
 from reader.models.llama_runtime import prepare
 from reader.models.model_process import EmbeddedBackend
 from reader.retrieve.evidence import choose_evidence
+from reader.retrieve.question import Question
 
 DOCUMENT = "pdf/pdfjs-freeculture-352p.pdf"
 QUESTIONS = [
@@ -126,7 +127,7 @@ def main() -> None:
 
         answerer = Answerer(library, backend, mode=CONSTRAINED, record=False)
         chunks = answerer.retrieve(QUESTIONS[0], [doc_id])
-        evidence = choose_evidence(QUESTIONS[0], chunks, library.term_rarity)
+        evidence = choose_evidence(Question.parse(QUESTIONS[0], library.term_rarity), chunks)
         sentences = evidence_passages(evidence[:EVIDENCE_FOR_MODEL])
         passages = passages_for(chunks[:4])
         for mode, shown, grammar in (

@@ -33,7 +33,7 @@ from reader.answer.spans import Run, folded, span_grounding
 from reader.errors import ChunkNotFoundError
 from reader.records import AnswerSpan, CheckedClaim, Chunk, Claim, Verification
 from reader.retrieve.evidence import Evidence
-from reader.retrieve.mentions import question_names
+from reader.retrieve.question import Question
 from reader.text.reading_view import readable
 from reader.text.words import words
 from reader.verify import PassageVerifier
@@ -46,7 +46,7 @@ REANCHOR_REASON = "linked to the sentence that says it"
 class ClaimChecker:
     """The checks of one question's claims, each claim checked once."""
 
-    question: str
+    question: Question
     retrieved: Sequence[Chunk]
     evidence: Sequence[Evidence]  # candidate sentences, best first (for re-anchoring)
     verifier_for: Callable[[str, Sequence[Chunk]], PassageVerifier]
@@ -104,12 +104,12 @@ class ClaimChecker:
             self._verifiers[chunk.doc_id] = verifier
         verification = verifier.verify(claim.quote, source=chunk, retrieved=self.retrieved_ids)
         if self.chosen_words and verification.verified:
-            chosen, run = span_grounding(claim.text, claim.quote, self.question)
+            chosen, run = span_grounding(claim.text, claim.quote, self.question.text)
             span = _placed(claim, run, verification, chunk) if run is not None else None
             return CheckedClaim(
                 claim, verification, doc_id=chunk.doc_id, grounding=chosen, answer_span=span
             )
-        grounding = grounding_for(claim, verification, self.question)
+        grounding = grounding_for(claim, verification, self.question.text)
         return CheckedClaim(claim, verification, doc_id=chunk.doc_id, grounding=grounding)
 
     def _settle(self, checked: CheckedClaim) -> CheckedClaim:
@@ -129,7 +129,7 @@ class ClaimChecker:
         if self.judge is None or checked.grounding is None:
             return checked
         claim = checked.claim
-        verdict = self.judge.verdict(checked.grounding, self.question, claim.text, claim.quote)
+        verdict = self.judge.verdict(checked.grounding, self.question.text, claim.text, claim.quote)
         return replace(checked, grounding=verdict)
 
     def _reanchored(self, failed: CheckedClaim) -> CheckedClaim | None:
@@ -146,7 +146,7 @@ class ClaimChecker:
         claim_words = set(words(failed.claim.text))
         named = [
             name_words
-            for name in question_names(self.question)
+            for name in self.question.names
             if (name_words := set(words(name))) and name_words <= claim_words
         ]
         for item in self.evidence:
@@ -155,7 +155,7 @@ class ClaimChecker:
                 continue
             if named and not any(name <= set(words(sentence)) for name in named):
                 continue
-            if not check_grounding(failed.claim.text, sentence, self.question).grounded:
+            if not check_grounding(failed.claim.text, sentence, self.question.text).grounded:
                 continue
             moved = self._judged(
                 self.verify(Claim(failed.claim.text, item.chunk.id, sentence), item.chunk)

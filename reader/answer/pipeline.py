@@ -64,8 +64,7 @@ from reader.records import (
 )
 from reader.records.events import ClaimChecked, EventCallback, Status, Token
 from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
-from reader.retrieve.mentions import question_names
-from reader.retrieve.quantities import missing_quantity
+from reader.retrieve.question import Question, unstated_quantity
 from reader.text.reading_view import readable
 from reader.verify import PassageVerifier
 
@@ -92,7 +91,7 @@ REANCHOR_CANDIDATES = 12
 class _Asking:
     """One question while it is answered: what it found, how to report, when to stop."""
 
-    question: str
+    question: Question
     chunks: list[Chunk]
     evidence: list[Evidence]
     checker: ClaimChecker
@@ -162,23 +161,23 @@ class Answerer:
     ) -> Answer:
         """Answer ``question`` from the given documents (None: the whole library)."""
         started = time.perf_counter()
-        question = question.strip()
-        if not question:
+        text = question.strip()
+        if not text:
             raise ReaderError("The question is empty: type a question first.")
         emit = on_event or (lambda event: None)
 
         # 1. Retrieve the chunks most likely to hold the answer.
         emit(Status("retrieving"))
-        chunks = self.retrieve(question, doc_ids)
+        chunks = self.retrieve(text, doc_ids)
         scope = list(doc_ids) if doc_ids else sorted({c.doc_id for c in chunks})
 
         # 2. Choose evidence: the sentences that answer, verified and shown at once.
-        evidence = choose_evidence(
-            question, chunks, self.library.term_rarity, limit=REANCHOR_CANDIDATES
-        )
+        # The question is read once, here; every stage reads the record.
+        asked = Question.parse(text, self.library.term_rarity)
+        evidence = choose_evidence(asked, chunks, limit=REANCHOR_CANDIDATES)
         chosen = self.uses_model and self.mode == CONSTRAINED
         checker = ClaimChecker(
-            question,
+            asked,
             chunks,
             evidence,
             self.library.passage_verifier,
@@ -186,14 +185,14 @@ class Answerer:
             judge=judge_for(self.backend) if self.uses_model and not chosen else None,
             chosen_words=chosen,
         )
-        asking = _Asking(question, chunks, evidence, checker, emit, cancel, started)
-        unnamed = self.library.unmentioned(question_names(question), doc_ids)
+        asking = _Asking(asked, chunks, evidence, checker, emit, cancel, started)
+        unnamed = self.library.unmentioned(list(asked.names), doc_ids)
         if unnamed:
             answer = self._not_answered(asking, scope, never_mentioned(unnamed), [])
         elif not answers_question(evidence):
             reason = too_few_key_words(evidence, self.library.page_map)
             answer = self._not_answered(asking, scope, reason, [])
-        elif unstated := missing_quantity(question, [item.text for item in evidence]):
+        elif unstated := unstated_quantity(asked, [item.text for item in evidence]):
             # The passages hold the question's words but not what it asks for.
             closest = [checker.evidence_claim(item) for item in _distinct(evidence)[:3]]
             answer = self._not_answered(asking, scope, unstated, closest)
@@ -242,7 +241,7 @@ class Answerer:
         else:
             passages = passages_for(asking.chunks[:FREE_PASSAGES])
         by_alias = {p.alias: p.chunk for p in passages}
-        messages = build_messages(asking.question, passages, self.mode)
+        messages = build_messages(asking.question.text, passages, self.mode)
         asking.emit(Status("generating"))
         generation, parsed, stopped = self._generate(asking, messages, passages, by_alias)
         asking.emit(Status("verifying"))
@@ -392,7 +391,7 @@ class Answerer:
         scope: list[str],
     ) -> Answer:
         return compose_answer(
-            asking.question,
+            asking.question.text,
             made.claims,
             extractive,
             made.unsupported,
@@ -430,7 +429,7 @@ class Answerer:
         self, asking: _Asking, scope: list[str], reason: str, closest: list[CheckedClaim]
     ) -> Answer:
         return not_answered(
-            asking.question,
+            asking.question.text,
             reason,
             closest,
             model=self._model_label(),

@@ -63,6 +63,7 @@ from reader.library.library import Library
 from reader.models.backends import Backend
 from reader.records import CheckedClaim, Chunk
 from reader.retrieve.evidence import choose_evidence
+from reader.retrieve.question import Question
 from reader.text.normalize import normalize_key
 from reader.text.words import STOPWORDS, stem, words
 from reader.verify.grounding import NEGATIONS
@@ -391,7 +392,9 @@ def _gold_evidence_rank(
 ) -> int | None:
     """Where the first sentence on the gold evidence ranks among the evidence
     candidates (0 = the first offered to a model), within ``EVIDENCE_RANKS``."""
-    candidates = choose_evidence(question, chunks, library.term_rarity, limit=EVIDENCE_RANKS)
+    candidates = choose_evidence(
+        Question.parse(question, library.term_rarity), chunks, limit=EVIDENCE_RANKS
+    )
     for rank, item in enumerate(candidates):
         start = item.chunk.start + item.start
         if any(_overlaps((start, item.chunk.start + item.end), g) for g in gold):

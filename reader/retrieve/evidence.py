@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -45,6 +45,7 @@ from reader.retrieve.asked import (
     word_count,
 )
 from reader.retrieve.meaning import MeaningUnavailable, similarities
+from reader.retrieve.question import Question
 from reader.retrieve.units import (
     MAX_LIST_CHARS,
     MAX_SENTENCE_CHARS,
@@ -111,16 +112,10 @@ class Evidence:
 
 
 def choose_evidence(
-    question: str,
-    ranked_chunks: Sequence[Chunk],
-    rarity: Callable[[list[str]], dict[str, float]],
-    limit: int = 4,
+    question: Question, ranked_chunks: Sequence[Chunk], limit: int = 4
 ) -> list[Evidence]:
-    """The best sentences of ``ranked_chunks`` (best chunk first), best first.
-
-    ``rarity`` maps question terms to a weight (inverse document frequency).
-    """
-    asked = AskedWords.of(question, rarity)
+    """The best sentences of ``ranked_chunks`` (best chunk first), best first."""
+    asked = question.words
     if asked is None:
         return []
     scored = [
@@ -129,7 +124,7 @@ def choose_evidence(
         for item in _chunk_candidates(asked, rank, chunk)
     ]
     scored.sort(key=lambda e: (-e.score, e.chunk.seq, e.start))
-    return _without_overlaps(_with_meaning(question, scored))[:limit]
+    return _without_overlaps(_with_meaning(question.text, scored))[:limit]
 
 
 def _chunk_candidates(asked: AskedWords, rank: int, chunk: Chunk) -> list[Evidence]:

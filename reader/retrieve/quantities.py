@@ -275,12 +275,3 @@ def _names_or_marks(text: str, matches: list[re.Match[str]], index: int, stated:
         if following[0].isupper() and following.lower() in STOPWORDS:
             return True
     return False
-
-
-def missing_quantity(question: str, passages: Sequence[str]) -> str | None:
-    """The reason a question is not answered, when it asks for a quantity that none
-    of ``passages`` writes; None when they hold one, or it asks for none."""
-    asked = asked_quantity(question)
-    if asked is None or holds_quantity(asked, passages, question):
-        return None
-    return f"no passage found for it gives {asked.described()}"

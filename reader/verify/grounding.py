@@ -59,6 +59,7 @@ on new claims to be asked; the figures for both are in ``bench/support``.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass
@@ -127,6 +128,12 @@ class _Vocabulary:
 
     def has(self, token: str) -> bool:
         return token in self.words or stem(token) in self.stems
+
+
+@functools.lru_cache(maxsize=32)
+def _question_vocabulary(question: str) -> _Vocabulary:
+    """The question's words, read once per question, not once per claim checked."""
+    return _Vocabulary.of(question, compounds=True)
 
 
 # Words a claim may add that say nothing of their own: "the samples used in the
@@ -223,7 +230,7 @@ def check_grounding(claim: str, quote: str, question: str = "") -> Grounding:
     if not claim_tokens:
         return Grounding(False, "the claim is empty")
     source = _Vocabulary.of(without_reference_marks(quote))
-    asked = _Vocabulary.of(question, compounds=True)
+    asked = _question_vocabulary(question)
     quote_tokens = words(quote)
     tally = _tally_words(claim_tokens, quote_tokens, source, asked)
     missing = list(tally.kinds)

@@ -12,6 +12,7 @@ from reader.answer.prompting import (
 )
 from reader.records import Chunk
 from reader.retrieve.evidence import choose_evidence
+from reader.retrieve.question import Question
 
 TRICKY = (
     'He said "stop" and left. A back\\slash and a tab\there. Unicode: café, 中文, ﬁ. '
@@ -29,7 +30,7 @@ def make_passages():
 
 def evidence_for(question):
     chunks = [p.chunk for p in make_passages()]
-    return choose_evidence(question, chunks, lambda terms: {t: 1.0 for t in terms})
+    return choose_evidence(Question.parse(question), chunks)
 
 
 @pytest.mark.parametrize("claims_only", [False, True])

@@ -8,6 +8,7 @@ from reader.records import Chunk
 from reader.retrieve import build_fts_query
 from reader.retrieve.asked import question_terms
 from reader.retrieve.evidence import answers_question, choose_evidence
+from reader.retrieve.question import Question
 
 # A report's paragraphs, in the manner of a Chinese quarterly report.
 REPORT = "\n\n".join(
@@ -54,10 +55,10 @@ def test_a_chinese_question_finds_the_paragraph_that_answers_it(library, make_fi
 
 def test_the_sentence_holding_the_answer_is_the_first_evidence():
     chunk = Chunk("c" * 16, "d", 0, 0, len(REPORT), REPORT)
-    evidence = choose_evidence("公司负责人是谁？", [chunk], even_rarity)
+    evidence = choose_evidence(Question.parse("公司负责人是谁？", even_rarity), [chunk])
     assert answers_question(evidence)
     assert evidence[0].text.startswith("公司负责人刘道骐")
-    evidence = choose_evidence("公司A股股票何时复牌？", [chunk], even_rarity)
+    evidence = choose_evidence(Question.parse("公司A股股票何时复牌？", even_rarity), [chunk])
     assert answers_question(evidence)
     assert "2018年1月16日上午开市起复牌" in evidence[0].text
 
@@ -67,7 +68,7 @@ def test_pairs_of_one_word_count_as_one_word_of_the_question():
     # else of the question does not answer what the person's registered capital is.
     text = "当事人在从事加工贸易过程中未如实申报边角料。当事人应当在十五日内履行处罚决定。"
     chunk = Chunk("c" * 16, "d", 0, 0, len(text), text)
-    evidence = choose_evidence("当事人的注册资本是多少？", [chunk], even_rarity)
+    evidence = choose_evidence(Question.parse("当事人的注册资本是多少？", even_rarity), [chunk])
     assert evidence and evidence[0].matched == 1
     assert not answers_question(evidence)
 

@@ -9,6 +9,7 @@ import pytest
 from reader.answer import Answerer
 from reader.records import Chunk
 from reader.retrieve.evidence import choose_evidence
+from reader.retrieve.question import Question
 from reader.text.normalize import normalize_key
 from reader.text.reading_view import readable
 from reader.text.sentences import sentence_spans
@@ -38,7 +39,7 @@ def by_words_alone(monkeypatch):
 def evidence_in(text: str, question: str) -> list:
     """The evidence for ``question`` from one chunk of ``text``, every word weighing the same."""
     chunk = Chunk("c" * 16, "d", 0, 0, len(text), text)
-    return choose_evidence(question, [chunk], lambda terms: dict.fromkeys(terms, 1.0))
+    return choose_evidence(Question.parse(question), [chunk])
 
 
 def sentence_keys(text: str) -> list[str]:
@@ -53,7 +54,7 @@ def test_no_sentence_is_shown_twice_across_chunks_and_copies(library, make_file)
     chunks = [hit.chunk for hit in library.search(QUESTION, limit=10)]
     assert len({chunk.doc_id for chunk in chunks}) == 2
 
-    evidence = choose_evidence(QUESTION, chunks, library.term_rarity, limit=10)
+    evidence = choose_evidence(Question.parse(QUESTION, library.term_rarity), chunks, limit=10)
     assert len(evidence) >= 2
     said = Counter(key for item in evidence for key in sentence_keys(item.text))
     assert said and max(said.values()) == 1, said
@@ -88,7 +89,7 @@ def test_a_sentence_introducing_a_list_brings_the_list(library, make_file):
 
     chunk = Chunk("c" * 16, "d", 0, 0, len(REGIMENS), REGIMENS)
     question = "Which treatment regimens are recommended for children aged 3 to 11?"
-    evidence = choose_evidence(question, [chunk], lambda terms: {t: 1.0 for t in terms})
+    evidence = choose_evidence(Question.parse(question), [chunk])
     best = evidence[0].text
     assert best.startswith("The treatment regimens recommended for children aged 3 to 11")
     assert "glecaprevir/pibrentasvir for 8 weeks" in best
@@ -103,7 +104,7 @@ def test_a_lead_in_alone_ranks_below_the_lead_in_with_its_list():
     lead_in = "The treatment regimens recommended for children aged 3 to 11 years are:"
     chunk = Chunk("c" * 16, "d", 0, 0, len(REGIMENS), REGIMENS)
     question = "Which treatment regimens are recommended for children aged 3 to 11?"
-    evidence = choose_evidence(question, [chunk], lambda terms: {t: 1.0 for t in terms}, limit=12)
+    evidence = choose_evidence(Question.parse(question), [chunk], limit=12)
     assert all(item.text != lead_in for item in evidence[:1])
 
 
@@ -148,7 +149,7 @@ def test_the_sentence_holding_the_kind_of_answer_asked_for_ranks_first(
         text = f"{without}\n\n{WORDY}\n\n{holding}\n\n{WORDY}"
         doc_id = library.ingest(make_file(f"kind-{index}.txt", text.encode())).doc_id
         chunks = [hit.chunk for hit in library.search(question, doc_id=doc_id, limit=10)]
-        best = choose_evidence(question, chunks, library.term_rarity, limit=4)[0]
+        best = choose_evidence(Question.parse(question, library.term_rarity), chunks, limit=4)[0]
         assert readable(best.text).startswith(holding), (question, best.text)
 
 
@@ -169,7 +170,7 @@ def test_a_sentence_followed_by_a_lead_in_brings_the_list_too():
 
     chunk = Chunk("c" * 16, "d", 0, 0, len(PRIORITIES), PRIORITIES)
     question = "What are the three priority areas of the updated guidelines?"
-    best = choose_evidence(question, [chunk], lambda terms: {t: 1.0 for t in terms})[0].text
+    best = choose_evidence(Question.parse(question), [chunk])[0].text
     assert best.startswith("These updated guidelines build on")
     assert "point-of-care viral load and reflex testing." in best
     assert not best.rstrip().endswith(":")
@@ -196,7 +197,7 @@ def test_a_hyphenated_word_matches_its_parts_written_apart():
     for index, (question, other, holding) in enumerate(HYPHENATED):
         text = f"{other}\n\n{WORDY}\n\n{holding}"
         chunk = Chunk("c" * 16, "d", 0, 0, len(text), text)
-        best = choose_evidence(question, [chunk], lambda terms: dict.fromkeys(terms, 1.0))[0]
+        best = choose_evidence(Question.parse(question), [chunk])[0]
         assert readable(best.text) == holding, (index, best.text)
 
 
@@ -219,14 +220,14 @@ ACRONYMS = [
 def test_an_acronym_matches_the_words_it_stands_for(question, other, holding, by_words_alone):
     text = f"{other}\n\n{WORDY}\n\n{holding}"
     chunk = Chunk("c" * 16, "d", 0, 0, len(text), text)
-    best = choose_evidence(question, [chunk], lambda terms: dict.fromkeys(terms, 1.0))[0]
+    best = choose_evidence(Question.parse(question), [chunk])[0]
     assert readable(best.text) == holding
 
 
 def test_a_question_of_one_word_has_no_runs_to_spell_out():
     text = "Lighthouses are tall. Keepers lived there for years and years."
     chunk = Chunk("c" * 16, "d", 0, 0, len(text), text)
-    best = choose_evidence("Lighthouses?", [chunk], lambda terms: dict.fromkeys(terms, 1.0))[0]
+    best = choose_evidence(Question.parse("Lighthouses?"), [chunk])[0]
     assert best.matched == best.asked == 1
 
 
@@ -263,7 +264,7 @@ def test_an_entry_of_a_reference_list_ranks_below_a_finding(heading, listed_firs
     citing = Chunk("c" * 16, "d", 0, 0, len(CITED), CITED, heading=heading)
     finding = Chunk("f" * 16, "d", 1, 100, 100 + len(FINDING), FINDING, heading=("Chapter 1",))
     question = "How often did peginterferon plus ribavirin cure chronic infection in children?"
-    best = choose_evidence(question, [citing, finding], rarity)[0]
+    best = choose_evidence(Question.parse(question, rarity), [citing, finding])[0]
     assert best.text == listed_first
 
 
@@ -275,7 +276,7 @@ def test_by_words_and_meaning_a_finding_ranks_above_a_cited_title(heading):
     citing = Chunk("c" * 16, "d", 0, 0, len(CITED), CITED, heading=heading)
     finding = Chunk("f" * 16, "d", 1, 100, 100 + len(FINDING), FINDING, heading=("Chapter 1",))
     question = "How often did peginterferon plus ribavirin cure chronic infection in children?"
-    assert choose_evidence(question, [citing, finding], rarity)[0].text == FINDING
+    assert choose_evidence(Question.parse(question, rarity), [citing, finding])[0].text == FINDING
 
 
 COUNTING = (

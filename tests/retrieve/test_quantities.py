@@ -8,7 +8,6 @@ from reader.retrieve.quantities import (
     AskedQuantity,
     asked_quantity,
     holds_quantity,
-    missing_quantity,
 )
 
 
@@ -81,15 +80,6 @@ def test_ages_prices_and_years_in_the_forms_passages_write_them():
     assert holds_quantity(year, ["The treaty was signed in 1648."], "")
     assert not holds_quantity(year, ["The treaty was signed in 1648."], "Was it signed in 1648?")
     assert not holds_quantity(year, ["the event takes place, as she said"], "")
-
-
-def test_the_reason_names_what_the_passages_lack():
-    question = "How many GPU hours did it take to pre-train Qwen2-72B?"
-    assert missing_quantity(question, ["Qwen2-72B has significant advantages."]) == (
-        "no passage found for it gives a number beside 'hours'"
-    )
-    assert missing_quantity(question, ["It took 400,000 GPU hours."]) is None
-    assert missing_quantity("Why is the sky blue?", ["Nothing here."]) is None
 
 
 def test_counts_ages_and_years_as_other_passages_write_them():

@@ -6,6 +6,7 @@ import pytest
 
 from reader.records import Chunk
 from reader.retrieve.evidence import choose_evidence
+from reader.retrieve.question import Question
 from reader.text.back_matter import is_back_matter, is_back_matter_heading
 
 # From the index of a real book, as PyMuPDF reads it.
@@ -89,6 +90,6 @@ def test_an_index_entry_ranks_below_the_body_sentence_that_answers():
     body = Chunk("b" * 16, "d", 1, 100, 100 + len(said), said)
     question = "Who were Thomas Lee Causby and Tinie Causby?"
     for ranked in ([index, body], [body, index]):
-        evidence = choose_evidence(question, ranked, lambda terms: dict.fromkeys(terms, 1.0))
+        evidence = choose_evidence(Question.parse(question), ranked)
         assert evidence[0].chunk is body
         assert all(item.chunk is body for item in evidence[:1])
