@@ -152,6 +152,27 @@ class Answerer:
         """Whether answering will call the backend (so it is worth loading first)."""
         return self.backend is not None and self.mode != PASSAGES
 
+    def prepare(self, cancel: threading.Event | None = None) -> int:
+        """Load the model and read the start every question's prompt shares (the
+        system prompt, the shape of the reply), so the next answer begins sooner;
+        the number of prompt tokens read. Nothing for an answerer that does not
+        ask its model, or a backend that cannot read ahead (a server keeps its own
+        cache).
+
+        The window calls it while the user types a question: on two cores the
+        shared start of the prompt is a few seconds of reading.
+        """
+        if not self.uses_model or self.backend is None:
+            return 0
+        load = getattr(self.backend, "load", None)
+        if load is not None:
+            load()
+        read_ahead = getattr(self.backend, "read_ahead", None)
+        if read_ahead is None or (cancel is not None and cancel.is_set()):
+            return 0
+        shared_start = build_messages("", [], self.mode)
+        return int(read_ahead(shared_start, cancel=cancel))
+
     def ask(
         self,
         question: str,

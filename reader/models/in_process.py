@@ -309,6 +309,40 @@ class InProcessBackend:
             read_in[0] += 1
             yield text
 
+    def read_ahead(self, messages: Messages, cancel: CancelSignal | None = None) -> int:
+        """Evaluate the prompt of ``messages`` now and keep it, so a later generation
+        whose prompt starts the same way evaluates only what follows; the number of
+        tokens evaluated (none when the context holds that prompt already).
+
+        A question's prompt starts with what every question's does (the system
+        prompt, the reply's shape): read while the user types, it is not read
+        when the answer is wanted (``Answerer.prepare``). The prompt is laid out
+        and cut into tokens as ``generate`` does, so the two share its tokens.
+        """
+        with self._lock:
+            self.load()
+            llm = self._llm
+            if self.fixed_threads is None:
+                self.last_threads = free_cores(self.n_threads)
+                llm._ctx.set_n_threads(self.last_threads, self.last_threads)
+            formatted = _chat_formatter(llm)(messages=messages)
+            tokens = llm.tokenize(
+                formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special, special=True
+            )
+            if len(tokens) >= self.n_ctx:
+                raise ModelError("The prompt to read ahead is longer than the model's context.")
+            shared = 0
+            for before, now in zip(llm.input_ids[: llm.n_tokens], tokens, strict=False):
+                if before != now:
+                    break
+                shared += 1
+            llm.n_tokens = shared
+            # One batch, which cannot be stopped halfway: a cancel counts before it.
+            if cancel is not None and cancel.is_set():
+                return 0
+            llm.eval(tokens[shared:])
+            return len(tokens) - shared
+
     def yes_probability(self, messages: Messages) -> float:
         """P("yes") / (P("yes") + P("no")) for the model's first word of a reply.
 

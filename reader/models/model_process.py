@@ -292,6 +292,15 @@ class EmbeddedBackend:
                     self._end(kill=True)
                 raise
 
+    def read_ahead(self, messages: Messages, cancel: CancelSignal | None = None) -> int:
+        """See ``InProcessBackend.read_ahead``; evaluated in the model process (started
+        first if it is not running). A cancel that the process does not heed in time
+        ends it, as for a generation; then nothing was read (0)."""
+        with self._lock:
+            self._send("read ahead", messages)
+            reply = self._receive(cancel=cancel)
+            return int(reply[1]) if reply is not None else 0
+
     def yes_probability(self, messages: Messages) -> float:
         """See ``InProcessBackend.yes_probability``; computed in the model process."""
         with self._lock:
@@ -363,6 +372,8 @@ def _handle(
         return ("done", generation, backend.last_threads)
     if kind == "yes":
         return ("value", backend.yes_probability(request[1]))
+    if kind == "read ahead":
+        return ("value", backend.read_ahead(request[1]))
     if kind == "forget":
         backend.forget_prompt_cache()
         return ("ok",)

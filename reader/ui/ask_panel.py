@@ -62,6 +62,10 @@ class AskPanel(QTabWidget):
         self.question = QuestionBox()
         self.question.setPlaceholderText("Ask a question (Enter to ask, Esc to cancel)")
         self.question.returnPressed.connect(self.ask_current)
+        # While a question is typed, the model is loaded and reads ahead.
+        self.question.textEdited.connect(self._prepare_while_typing)
+        self.prepare_task: Task | None = None
+        self._prepared = False
         self.question.installEventFilter(self)
         self.scope = QComboBox()
         self.scope.addItems(["This document", "Whole library"])
@@ -158,6 +162,32 @@ class AskPanel(QTabWidget):
         )
         return self.ask_task
 
+    def _prepare_while_typing(self, text: str) -> Task | None:
+        """Once per question, when the user starts typing it: load the model and have
+        it read the start every question's prompt shares (``Answerer.prepare``), on
+        the model's thread, so the answer begins sooner. Quiet: an ask queued behind
+        it waits for it, and a model that will not load says so when asked."""
+        if not text.strip() or self._prepared or self.ask_task is not None:
+            return None
+        self._prepared = True
+        factory = self.backend_factory
+        mode = load_settings().mode
+
+        def prepare(job: Job) -> int:
+            return job.library.answerer(factory(), mode=mode).prepare(cancel=job.cancel_event)
+
+        def ended(*_args: object) -> None:
+            self.prepare_task = None
+
+        self.prepare_task = (
+            LibraryOp(self, self.workers, op=prepare, success=ended)
+            .failure(ended)
+            .on_cancelled(ended)
+            .on_model_thread()
+            .run_in_background()
+        )
+        return self.prepare_task
+
     def cancel_ask(self) -> None:
         if self.ask_task is not None:
             self.ask_task.cancel()
@@ -188,6 +218,7 @@ class AskPanel(QTabWidget):
 
     def _ask_finished(self) -> None:
         self.ask_task = None
+        self._prepared = False  # the next question's start is read as it is typed
         self.ask_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
 

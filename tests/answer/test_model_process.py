@@ -98,6 +98,25 @@ def test_the_model_process_judges_claims_and_keeps_its_grammar(backend):
     assert 0.0 <= probability <= 1.0
 
 
+def test_reading_ahead_keeps_the_start_every_prompt_shares_and_changes_no_answer(backend):
+    from reader.answer.prompting import CONSTRAINED, build_messages
+
+    asked = build_messages("When did the bridge open?", [], CONSTRAINED)
+    cold = backend.generate(asked, max_tokens=12)
+    backend.forget_prompt_cache()
+    shared_start = build_messages("", [], CONSTRAINED)
+    # The system prompt and the reply's shape: a few hundred tokens read now...
+    assert backend.read_ahead(shared_start) > 100
+    # ...and held: read again, nothing is left to read.
+    assert backend.read_ahead(shared_start) == 0
+    # What was read ahead is the start of the answer's prompt, not another answer.
+    assert backend.generate(asked, max_tokens=12).text == cold.text
+    cancelled = threading.Event()
+    cancelled.set()
+    backend.forget_prompt_cache()
+    assert backend.read_ahead(shared_start, cancel=cancelled) == 0
+
+
 def write_truncated(source: Path, target: Path, size: int) -> Path:
     with source.open("rb") as whole, target.open("wb") as part:
         part.write(whole.read(size))

@@ -6,7 +6,7 @@ import pytest
 from reader.answer import Answerer, ScriptedBackend
 from reader.errors import Cancelled, ModelError
 from reader.library import reverify
-from reader.records import Document
+from reader.records import Chunk, Document
 from reader.records.events import ClaimChecked, Status, Token
 from tests.answer.conftest import chunk_with, claims_json
 
@@ -470,3 +470,40 @@ def test_the_library_builds_what_answers_its_questions(treaty, backend):
     answer = library.answerer(backend, mode="constrained").ask(QUESTION, [doc_id])
     assert answer.mode == "constrained" and model_claims(answer)[0].direct_answer == "1648"
     assert [kept.question for kept in library.answers(doc_id)] == [QUESTION]
+
+
+class ReadsAhead(ScriptedBackend):
+    """A scripted model that records what it is asked to load and read ahead."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loaded = 0
+        self.read: list[list[dict[str, str]]] = []
+
+    def load(self) -> None:
+        self.loaded += 1
+
+    def read_ahead(self, messages, cancel=None) -> int:
+        self.read.append(messages)
+        return 42
+
+
+def test_prepare_loads_the_model_and_reads_the_start_every_question_shares(library):
+    from reader.answer.prompting import CONSTRAINED, build_messages, evidence_passages
+    from reader.retrieve.evidence import Evidence
+
+    backend = ReadsAhead()
+    assert library.answerer(backend, mode="constrained").prepare() == 42
+    assert backend.loaded == 1
+    [shared_start] = backend.read
+    # A real question's prompt starts with it, up to its passages.
+    chunk = Chunk("c" * 16, "d", 0, 0, 30, "The bridge opened in May 1932.")
+    passages = evidence_passages([Evidence(chunk, 0, 30, chunk.text, 1.0, 1.0, 2, 2, True)])
+    asked = build_messages("When did the bridge open?", passages, CONSTRAINED)
+    assert asked[0] == shared_start[0]
+    shape = shared_start[1]["content"].split("Passages:")[0]
+    assert shape and asked[1]["content"].startswith(shape + "Passages:")
+    # Answering from the evidence alone asks nothing of the model: nothing to prepare.
+    assert library.answerer(backend, mode="passages").prepare() == 0
+    assert library.answerer(None).prepare() == 0
+    assert backend.loaded == 1 and len(backend.read) == 1

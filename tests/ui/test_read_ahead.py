@@ -1,0 +1,73 @@
+"""While a question is typed, the model loads and reads the start every
+question's prompt shares, on the model's thread (``Answerer.prepare``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reader.answer import ScriptedBackend
+
+
+class ReadsAhead(ScriptedBackend):
+    """A scripted model that records what it is asked to load and read ahead."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loaded = 0
+        self.read: list[list[dict[str, str]]] = []
+
+    def load(self) -> None:
+        self.loaded += 1
+
+    def read_ahead(self, messages, cancel=None) -> int:
+        self.read.append(messages)
+        return 42
+
+
+def test_typing_a_question_prepares_the_model_once_per_question(qtbot, tmp_path: Path):
+    from reader.ui.main_window import MainWindow
+
+    backend = ReadsAhead()
+    main = MainWindow(database=tmp_path / "library.db", backend_factory=lambda: backend)
+    qtbot.addWidget(main)
+    main.show()
+    panel = main.ask_panel
+    try:
+        assert backend.read == []  # nothing before a question is typed
+        qtbot.keyClicks(panel.question, "When")
+        qtbot.waitUntil(lambda: len(backend.read) == 1 and panel.prepare_task is None)
+        assert backend.loaded == 1
+        qtbot.keyClicks(panel.question, " did the bridge open?")
+        qtbot.wait(100)
+        assert len(backend.read) == 1  # once per question, not per key
+
+        # Once that question is answered, the next one is prepared as it is typed.
+        panel.ask(panel.question.text(), None)
+        qtbot.waitUntil(lambda: panel.ask_task is None, timeout=10_000)
+        panel.question.clear()
+        qtbot.keyClicks(panel.question, "Who")
+        qtbot.waitUntil(lambda: len(backend.read) == 2 and panel.prepare_task is None)
+    finally:
+        main.workers.shutdown()
+
+
+def test_a_model_that_fails_to_load_while_typing_says_nothing_until_asked(qtbot, tmp_path: Path):
+    from reader.errors import ModelError
+    from reader.ui.main_window import MainWindow
+
+    class WillNotLoad(ReadsAhead):
+        def load(self) -> None:
+            raise ModelError("The model file is damaged: reinstall it.")
+
+    backend = WillNotLoad()
+    main = MainWindow(database=tmp_path / "library.db", backend_factory=lambda: backend)
+    qtbot.addWidget(main)
+    main.show()
+    panel = main.ask_panel
+    try:
+        qtbot.keyClicks(panel.question, "When")
+        qtbot.waitUntil(lambda: panel.prepare_task is None and panel._prepared)
+        assert main.message.label.text() == ""  # typing shows no error
+        assert backend.read == []
+    finally:
+        main.workers.shutdown()
