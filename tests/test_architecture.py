@@ -208,6 +208,20 @@ def test_the_library_gives_clients_every_name_it_lists():
     ]
     assert missing == []
     assert set(reader.library.CLIENT_API) <= set(reader.library.__all__)
+    # The imports mypy and the packager read name the same things, from the same modules.
+    source = ast.parse((PACKAGE / "library" / "__init__.py").read_text(encoding="utf-8"))
+    checked = next(
+        node
+        for node in source.body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+    )
+    imported = {
+        alias.name: node.module
+        for node in checked.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert imported == reader.library.CLIENT_API
 
 
 def test_the_package_exports_its_api(tmp_path):

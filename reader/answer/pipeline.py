@@ -154,7 +154,8 @@ class Answerer:
 
     def prepare(self, cancel: threading.Event | None = None) -> int:
         """Load the model and read the start every question's prompt shares (the
-        system prompt, the shape of the reply), so the next answer begins sooner;
+        system prompt and, in constrained quoting, the shape of the reply), so the
+        next answer begins sooner;
         the number of prompt tokens read. Nothing for an answerer that does not
         ask its model, or a backend that cannot read ahead (a server keeps its own
         cache).

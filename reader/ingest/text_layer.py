@@ -46,9 +46,11 @@ def read_text_layer(
     that cannot be read is left empty. ``progress(done, page_count)`` after each page."""
     pages = TextLayer([], [], [], [], [], {})
     for number in range(page_count):
+        # One height a page, read or not: the furniture pass pairs them with the pages.
+        height = 0.0
         try:
             page = document[number]
-            pages.heights.append(page.rect.height)
+            height = page.rect.height
             raw_blocks = page_dict_blocks(page)
             if number < BODY_PAGES:
                 pages.first_pages[number] = raw_blocks
@@ -57,9 +59,9 @@ def read_text_layer(
             if page_needs_ocr(page, text, ocr_mode):
                 pages.scanned.append(number)
         except Exception:
-            blocks, text = [], ""
+            blocks, text, height = [], "", 0.0
             pages.unreadable.append(number + 1)
-            pages.heights.append(0.0)
+        pages.heights.append(height)
         pages.block_lists.append(blocks)
         pages.texts.append(text)
         if progress is not None:

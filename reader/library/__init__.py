@@ -31,7 +31,9 @@ from reader.library.stale import StaleDocument, stale_documents
 # by the module that defines it. Loaded when first asked for (a command's start
 # stays quick) and looked up each time, never copied here, so the name and its
 # module stay one thing (a test that replaces ``find_tesseract`` in its module
-# replaces it for every client).
+# replaces it for every client that looks it up when it calls it). The imports
+# under TYPE_CHECKING below name the same things for mypy and for the packager,
+# which follows them into the bundle; a test keeps the two lists one.
 CLIENT_API = {
     # Choosing, listing and installing a model.
     "Backend": "reader.models.backends",
@@ -152,8 +154,10 @@ if TYPE_CHECKING:
     from reader.models.model_process import EmbeddedBackend
 
 
-def __getattr__(name: str) -> Any:
-    module = CLIENT_API.get(name)
-    if module is None:
-        raise AttributeError(f"module 'reader.library' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+if not TYPE_CHECKING:  # mypy reads the imports above, and so sees a misspelt name
+
+    def __getattr__(name: str) -> Any:
+        module = CLIENT_API.get(name)
+        if module is None:
+            raise AttributeError(f"module 'reader.library' has no attribute {name!r}")
+        return getattr(importlib.import_module(module), name)

@@ -315,9 +315,10 @@ class InProcessBackend:
         tokens evaluated (none when the context holds that prompt already).
 
         A question's prompt starts with what every question's does (the system
-        prompt, the reply's shape): read while the user types, it is not read
-        when the answer is wanted (``Answerer.prepare``). The prompt is laid out
-        and cut into tokens as ``generate`` does, so the two share its tokens.
+        prompt and, in constrained quoting, the reply's shape): read while the
+        user types, it is not read when the answer is wanted (``Answerer.prepare``).
+        The prompt is laid out and cut into tokens as ``generate`` does, so the two
+        share its tokens.
         """
         with self._lock:
             self.load()
@@ -325,21 +326,25 @@ class InProcessBackend:
             if self.fixed_threads is None:
                 self.last_threads = free_cores(self.n_threads)
                 llm._ctx.set_n_threads(self.last_threads, self.last_threads)
+            if not _chat_template(llm):
+                # Without a template of its own llama-cpp-python lays the prompt out
+                # its own way: what would be read here might not start it.
+                return 0
             formatted = _chat_formatter(llm)(messages=messages)
             tokens = llm.tokenize(
                 formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special, special=True
             )
             if len(tokens) >= self.n_ctx:
                 raise ModelError("The prompt to read ahead is longer than the model's context.")
+            # One batch, which cannot be stopped halfway: a cancel counts before it.
+            if cancel is not None and cancel.is_set():
+                return 0
             shared = 0
             for before, now in zip(llm.input_ids[: llm.n_tokens], tokens, strict=False):
                 if before != now:
                     break
                 shared += 1
             llm.n_tokens = shared
-            # One batch, which cannot be stopped halfway: a cancel counts before it.
-            if cancel is not None and cancel.is_set():
-                return 0
             llm.eval(tokens[shared:])
             return len(tokens) - shared
 

@@ -294,12 +294,25 @@ class EmbeddedBackend:
 
     def read_ahead(self, messages: Messages, cancel: CancelSignal | None = None) -> int:
         """See ``InProcessBackend.read_ahead``; evaluated in the model process (started
-        first if it is not running). A cancel that the process does not heed in time
-        ends it, as for a generation; then nothing was read (0)."""
+        first if it is not running). A cancel before the reading starts reads nothing
+        (0); once started, the reading (one batch, a few seconds at most) is waited
+        for, so the loaded model is kept."""
         with self._lock:
+            if cancel is not None and cancel.is_set():
+                return 0
             self._send("read ahead", messages)
-            reply = self._receive(cancel=cancel)
-            return int(reply[1]) if reply is not None else 0
+            try:
+                reply = self._receive()
+            except ModelError:
+                raise
+            except BaseException:
+                # Interrupted while the process reads: its reply would be taken for
+                # the next request's, so the process ends and the next starts anew.
+                if self._process is not None:
+                    self._end(kill=True)
+                raise
+            assert reply is not None
+            return int(reply[1])
 
     def yes_probability(self, messages: Messages) -> float:
         """See ``InProcessBackend.yes_probability``; computed in the model process."""

@@ -6,8 +6,9 @@ asks for, its acronyms and hyphenated words, the names it holds (a name no
 document mentions is not answered), the quantity it asks for (a question for
 a number that no passage gives is not answered). ``Question.parse`` works all of
 that out at the start of an answer; the stages are handed the record and read
-its fields, so no stage parses the question's text again for what another
-already found.
+its fields, so none of them works those out again. The checks of a claim's
+words (``reader.verify``, ``reader.answer.spans``) and ``holds_quantity`` still
+read the text itself, for what they alone look for in it.
 """
 
 from __future__ import annotations

@@ -138,7 +138,8 @@ class AskPanel(QTabWidget):
         self.answer = None
         self.badge.setText("")
         self.answer_view.show_text("")
-        self.status.setText("Starting…")
+        # Behind the model being prepared as the question was typed, on the same thread.
+        self.status.setText("Loading model…" if self.prepare_task is not None else "Starting…")
         self.ask_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
 

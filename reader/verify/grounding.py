@@ -73,6 +73,7 @@ from reader.verify.assertion import (
     unsaid_obligation,
 )
 from reader.verify.narrowing import (
+    CLAUSE_WORDS,
     CONDITIONS,
     NEGATIONS,
     QUALIFIER_FAMILY,
@@ -208,7 +209,15 @@ def _contrasts(tokens: list[str], position: int) -> bool:
 
 # Every word a rule reads for its meaning, not only for being in the quote.
 WORDS_WITH_RULES = frozenset(
-    [*QUALIFIER_FAMILY, *CONDITIONS, *UNIVERSAL_FAMILY, *REPORTING_VERBS, *BELIEF_VERBS, *RANKS]
+    [
+        *QUALIFIER_FAMILY,
+        *CONDITIONS,
+        *UNIVERSAL_FAMILY,
+        *REPORTING_VERBS,
+        *BELIEF_VERBS,
+        *RANKS,
+        *CLAUSE_WORDS,
+    ]
 )
 
 

@@ -25,7 +25,9 @@ NEGATIONS = frozenset([
     "nowhere",
 ])
 # fmt: on
-CLAUSE_BREAK = re.compile(r"[,;:.!?()]|\s(?:but|however|although|though|whereas|while)\s")
+# Words that start a clause of their own: a negation before one negates nothing after it.
+CLAUSE_WORDS = ("but", "however", "although", "though", "whereas", "while")
+CLAUSE_BREAK = re.compile(r"[,;:.!?()]|\s(?:" + "|".join(CLAUSE_WORDS) + r")\s")
 
 # Words that say how much of a thing, or how often, a statement holds for: "most
 # objects are counted" is not "objects are counted"; "all objects" says more.
