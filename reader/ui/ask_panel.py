@@ -189,6 +189,10 @@ class AskPanel(QTabWidget):
         )
         return self.prepare_task
 
+    def forget_preparation(self) -> None:
+        """The settings changed (the model, perhaps): prepare again at the next keystroke."""
+        self._prepared = False
+
     def cancel_ask(self) -> None:
         if self.ask_task is not None:
             self.ask_task.cancel()

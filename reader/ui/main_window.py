@@ -309,7 +309,9 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> None:
         from reader.ui.settings import SettingsDialog
 
-        SettingsDialog(self).exec()
+        if SettingsDialog(self).exec():
+            # Another model may answer now: it is prepared as the next words are typed.
+            self.ask_panel.forget_preparation()
 
     # -- closing -------------------------------------------------------------------------
 

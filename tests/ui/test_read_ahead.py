@@ -40,13 +40,17 @@ def test_typing_a_question_prepares_the_model_once_per_question(qtbot, tmp_path:
         qtbot.keyClicks(panel.question, " did the bridge open?")
         qtbot.wait(100)
         assert len(backend.read) == 1  # once per question, not per key
+        # Settings changed (another model, perhaps): the next keystroke prepares again.
+        panel.forget_preparation()
+        qtbot.keyClicks(panel.question, " ")
+        qtbot.waitUntil(lambda: len(backend.read) == 2 and panel.prepare_task is None)
 
         # Once that question is answered, the next one is prepared as it is typed.
         panel.ask(panel.question.text(), None)
         qtbot.waitUntil(lambda: panel.ask_task is None, timeout=10_000)
         panel.question.clear()
         qtbot.keyClicks(panel.question, "Who")
-        qtbot.waitUntil(lambda: len(backend.read) == 2 and panel.prepare_task is None)
+        qtbot.waitUntil(lambda: len(backend.read) == 3 and panel.prepare_task is None)
     finally:
         main.workers.shutdown()
 
