@@ -78,26 +78,30 @@ class Task(QRunnable):
         self.cancel_event.set()
 
     def run(self) -> None:
+        # The work's own library is closed before anyone hears that it ended: what
+        # follows on the GUI thread (a repair, a test) finds no connection open.
         job = Job(self.database, self.signals.progress.emit, self.cancel_event)
+        try:
+            outcome = self._outcome(job)
+        finally:
+            job.close()
+        self.running = False
+        outcome()
+
+    def _outcome(self, job: Job) -> Callable[[], None]:
+        """Run the work; how its ending is to be told."""
         try:
             result = self.work(job)
         except Cancelled:
-            self.running = False
-            self.signals.cancelled.emit()
+            return self.signals.cancelled.emit
         except ReaderError as error:
-            self.running = False
-            self.signals.failed.emit(error)
+            refused = error  # ``error`` is unbound once the except block ends
+            return lambda: self.signals.failed.emit(refused)
         except Exception as error:  # a bug: say so in one line, keep the details in the log
             traceback.print_exc()
-            self.running = False
-            self.signals.failed.emit(
-                ReaderError(f"Unexpected error: {type(error).__name__}: {error}")
-            )
-        else:
-            self.running = False
-            self.signals.done.emit(result)
-        finally:
-            job.close()
+            failure = ReaderError(f"Unexpected error: {type(error).__name__}: {error}")
+            return lambda: self.signals.failed.emit(failure)
+        return lambda: self.signals.done.emit(result)
 
 
 class Workers:
