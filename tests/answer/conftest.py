@@ -49,3 +49,19 @@ def claims_json(*claims: tuple[str, str, str], answer: str = "", unsupported=())
 
 def chunk_with(library: Library, doc_id: str, phrase: str) -> Chunk:
     return next(c for c in library.chunks(doc_id) if phrase in c.text)
+
+
+class ReadsAhead(ScriptedBackend):
+    """A scripted model that records what it is asked to load and read ahead."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loaded = 0
+        self.read: list[list[dict[str, str]]] = []
+
+    def load(self) -> None:
+        self.loaded += 1
+
+    def read_ahead(self, messages, cancel=None) -> int:
+        self.read.append(messages)
+        return 42

@@ -8,7 +8,7 @@ from reader.errors import Cancelled, ModelError
 from reader.library import reverify
 from reader.records import Chunk, Document
 from reader.records.events import ClaimChecked, Status, Token
-from tests.answer.conftest import chunk_with, claims_json
+from tests.answer.conftest import ReadsAhead, chunk_with, claims_json
 
 QUESTION = "When was the Treaty of Westphalia signed?"
 
@@ -470,22 +470,6 @@ def test_the_library_builds_what_answers_its_questions(treaty, backend):
     answer = library.answerer(backend, mode="constrained").ask(QUESTION, [doc_id])
     assert answer.mode == "constrained" and model_claims(answer)[0].direct_answer == "1648"
     assert [kept.question for kept in library.answers(doc_id)] == [QUESTION]
-
-
-class ReadsAhead(ScriptedBackend):
-    """A scripted model that records what it is asked to load and read ahead."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.loaded = 0
-        self.read: list[list[dict[str, str]]] = []
-
-    def load(self) -> None:
-        self.loaded += 1
-
-    def read_ahead(self, messages, cancel=None) -> int:
-        self.read.append(messages)
-        return 42
 
 
 def test_prepare_loads_the_model_and_reads_the_start_every_question_shares(library):

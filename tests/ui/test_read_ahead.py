@@ -5,23 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reader.answer import ScriptedBackend
-
-
-class ReadsAhead(ScriptedBackend):
-    """A scripted model that records what it is asked to load and read ahead."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.loaded = 0
-        self.read: list[list[dict[str, str]]] = []
-
-    def load(self) -> None:
-        self.loaded += 1
-
-    def read_ahead(self, messages, cancel=None) -> int:
-        self.read.append(messages)
-        return 42
+from tests.answer.conftest import ReadsAhead
 
 
 def test_typing_a_question_prepares_the_model_once_per_question(qtbot, tmp_path: Path):
