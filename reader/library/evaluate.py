@@ -37,6 +37,9 @@ history are not touched). Figures, per run:
 - ``false_not_found``: answerable questions answered "not found";
 - ``retrieval_at_4`` / ``retrieval_at_10``: the gold evidence lies in one of
   the first 4 / 10 retrieved chunks;
+- ``gold_offered``: the gold evidence lies in one of the evidence sentences a
+  model is shown in constrained quoting (``EVIDENCE_FOR_MODEL``): what a model
+  can choose at best;
 - seconds: median and 90th percentile of the whole answer, median of the
   first verified evidence.
 
@@ -57,7 +60,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reader.answer.pipeline import Answerer
+from reader.answer.pipeline import EVIDENCE_FOR_MODEL, Answerer
 from reader.errors import ReaderError
 from reader.library.library import Library
 from reader.models.backends import Backend
@@ -238,6 +241,7 @@ class _Tally:
             "false_not_found": ratio(count["false_not_found"], answerable),
             "retrieval_at_4": ratio(count["at_4"], answerable),
             "retrieval_at_10": ratio(count["at_10"], answerable),
+            "gold_offered": ratio(count["offered"], answerable),
             "seconds_p50": round(statistics.median(self.seconds), 3),
             "seconds_p90": round(_percentile(self.seconds, 0.9), 3),
             "first_evidence_seconds_p50": (
@@ -311,6 +315,8 @@ def _asked(
     row["gold_evidence_rank"] = _gold_evidence_rank(library, item.question, chunks, gold)
     count["at_4"] += bool(ranks) and ranks[0] < 4
     count["at_10"] += bool(ranks) and ranks[0] < 10
+    rank = row["gold_evidence_rank"]
+    count["offered"] += rank is not None and rank < EVIDENCE_FOR_MODEL
     return row
 
 

@@ -122,6 +122,12 @@ class AskedQuantity:
 
     kind: str  # "count", "age", "price" or "year"
     counted: tuple[str, ...] = ()  # for a count, the words for the thing counted
+    # The numbers the question itself states ("737" of "737 MAX airplanes"): a
+    # passage that writes them gives no answer by them.
+    stated: frozenset[str] = frozenset()
+    # For an age: the stems of the common words of the question's "when" clause
+    # (what happened), so an age at another event does not answer.
+    event: frozenset[str] = frozenset()
 
     def described(self) -> str:
         if self.kind == "count":
@@ -129,19 +135,24 @@ class AskedQuantity:
         return {"age": "an age", "price": "a price or sum of money", "year": "a year"}[self.kind]
 
 
+# A number as a question states it ("737", "1,200", "2.5").
+_STATED_NUMBER = re.compile(r"\d[\d,.]*")
+
+
 def asked_quantity(question: str) -> AskedQuantity | None:
     """The quantity ``question`` asks for, when it is one reader can look for."""
+    stated = frozenset(number.replace(",", "") for number in _STATED_NUMBER.findall(question))
     if _HOW_OLD.search(question):
-        return AskedQuantity("age")
+        return AskedQuantity("age", stated=stated, event=_event_words(question))
     if _PRICE.search(question):
-        return AskedQuantity("price")
+        return AskedQuantity("price", stated=stated)
     if _YEAR_QUESTION.search(question):
-        return AskedQuantity("year")
+        return AskedQuantity("year", stated=stated)
     many = _HOW_MANY.search(question)
     if many:
         counted = _counted_words(many.group(1))
         if counted:
-            return AskedQuantity("count", counted)
+            return AskedQuantity("count", counted, stated=stated)
     return None
 
 
@@ -166,12 +177,12 @@ def _counted_words(after: str) -> tuple[str, ...]:
     return tuple(word for word in counted if word not in _NOT_COUNTED)
 
 
-def holds_quantity(asked: AskedQuantity, passages: Sequence[str], question: str) -> bool:
+def holds_quantity(asked: AskedQuantity, passages: Sequence[str]) -> bool:
     """Whether any of ``passages`` writes the quantity asked for; a number the
     question itself states ("737" of "737 MAX") does not count."""
-    stated = {number.replace(",", "") for number in re.findall(r"\d[\d,.]*", question)}
+    stated = asked.stated
     counted = _counted_forms(asked.counted) if asked.kind == "count" else set()
-    event = _event_words(question)
+    event = asked.event
     for text in passages:
         if asked.kind == "age" and _gives_age(text, event):
             return True
@@ -191,20 +202,20 @@ _WHEN = re.compile(r"\bwhen\s+(.+)", re.IGNORECASE)
 _EVENT_REACH = 8
 
 
-def _event_words(question: str) -> set[str]:
+def _event_words(question: str) -> frozenset[str]:
     """The stems of the common words of the question's "when" clause: what
     happened, not to whom ("when the Heron model was released" is a release)."""
     when = _WHEN.search(question)
     if when is None:
-        return set()
-    return {
+        return frozenset()
+    return frozenset(
         stem(w)
         for w in LATIN_WORD_OR_NUMBER.findall(when.group(1))
         if w.islower() and w not in STOPWORDS
-    }
+    )
 
 
-def _gives_age(text: str, event: set[str]) -> bool:
+def _gives_age(text: str, event: frozenset[str]) -> bool:
     """An age in ``text`` not tied by its own "when" clause to another event."""
     for age in _AGE.finditer(text):
         clause = _WHEN.match(text[age.end() :].lstrip(" ,"))
@@ -228,7 +239,7 @@ def _counts_as(word: str, counted: set[str]) -> bool:
     return word in counted or any(len(form) > 2 and word.endswith(form) for form in counted)
 
 
-def _counts(text: str, counted: set[str], stated: set[str]) -> bool:
+def _counts(text: str, counted: set[str], stated: frozenset[str]) -> bool:
     """A number the question does not state, within a few words of the thing counted."""
     matches = list(LATIN_WORD_OR_NUMBER.finditer(text))
     tokens = [match.group() for match in matches]
@@ -261,7 +272,9 @@ _JOINED_BEFORE = re.compile(r"(\d)\s?[-\u2010-\u2014]\s?$")
 _MARK_BEFORE = re.compile(r"(?:^|[.;:)\]]\s+)$")
 
 
-def _names_or_marks(text: str, matches: list[re.Match[str]], index: int, stated: set[str]) -> bool:
+def _names_or_marks(
+    text: str, matches: list[re.Match[str]], index: int, stated: frozenset[str]
+) -> bool:
     """Whether the number at ``matches[index]`` names or marks rather than counts."""
     start = matches[index].start()
     if (

@@ -6,9 +6,11 @@ asks for, its acronyms and hyphenated words, the names it holds (a name no
 document mentions is not answered), the quantity it asks for (a question for
 a number that no passage gives is not answered). ``Question.parse`` works all of
 that out at the start of an answer; the stages are handed the record and read
-its fields, so none of them works those out again. The checks of a claim's
-words (``reader.verify``, ``reader.answer.spans``) and ``holds_quantity`` still
-read the text itself, for what they alone look for in it.
+its fields, so none of them works those out again (the quantity asked for
+carries the numbers the question states and the event an age is asked at, so
+checking passages for it reads only the record). The checks of a claim's words
+(``reader.verify``, ``reader.answer.spans``) still read the text itself, for
+what they alone look for in it.
 """
 
 from __future__ import annotations
@@ -61,6 +63,6 @@ def unstated_quantity(question: Question, passages: Sequence[str]) -> str | None
     """The reason a question is not answered, when it asks for a quantity that none
     of ``passages`` writes; None when they hold one, or it asks for none."""
     asked = question.quantity
-    if asked is None or holds_quantity(asked, passages, question.text):
+    if asked is None or holds_quantity(asked, passages):
         return None
     return f"no passage found for it gives {asked.described()}"

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+from reader.answer.pipeline import EVIDENCE_FOR_MODEL
 from reader.answer.stats import recent_drop_alert, verification_stats
 from tests.answer.conftest import TREATY
 
@@ -232,6 +233,9 @@ def test_eval_on_a_long_document_question_file(tmp_path):
         assert row["gold_chunk_rank"] is not None and row["gold_evidence_rank"] is not None
         assert row["gold_evidence_rank"] >= 0
     assert "gold_evidence_rank" not in rows_written[2]
+    # What a model could choose at best: the gold sentence among those it is shown.
+    offered = [r["gold_evidence_rank"] < EVIDENCE_FOR_MODEL for r in rows_written[:2]]
+    assert figures["gold_offered"] == sum(offered) / 2 == 1.0
     # Evidence alone: no model was asked, so no tokens and no first token.
     assert {(r["prompt_tokens"], r["completion_tokens"]) for r in rows_written} == {(0, 0)}
     assert {r["first_token_seconds"] for r in rows_written} == {None}
