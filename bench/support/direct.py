@@ -34,6 +34,7 @@ from pathlib import Path
 
 from reader.answer import confidence as model_confidence
 from reader.answer.spans import NOT_ANSWERED_TEXT, span_grounding
+from reader.retrieve.question import Question
 
 SET = Path(__file__).with_name("direct.jsonl")
 
@@ -79,7 +80,7 @@ def measure(labelled: list[dict[str, object]]) -> dict[str, dict[str, float | in
             continue
         figures = counts[str(line["model"])]
         grounding, _ = span_grounding(
-            str(line["chosen"]), str(line["quote"]), str(line["question"])
+            str(line["chosen"]), str(line["quote"]), Question.parse(str(line["question"]))
         )
         is_supported = line["label"] == "supported"
         stands = grounding.grounded and not _unsure(line)
@@ -141,7 +142,7 @@ def calibrate(labelled: list[dict[str, object]], details: list[Path]) -> dict[st
         key = _line_id("", str(line["question"]), str(line["chosen"]), str(line["quote"]))
         known = fresh.get(key)
         grounding, _ = span_grounding(
-            str(line["chosen"]), str(line["quote"]), str(line["question"])
+            str(line["chosen"]), str(line["quote"]), Question.parse(str(line["question"]))
         )
         if known is None or not grounding.grounded:
             continue

@@ -104,7 +104,7 @@ class ClaimChecker:
             self._verifiers[chunk.doc_id] = verifier
         verification = verifier.verify(claim.quote, source=chunk, retrieved=self.retrieved_ids)
         if self.chosen_words and verification.verified:
-            chosen, run = span_grounding(claim.text, claim.quote, self.question.text)
+            chosen, run = span_grounding(claim.text, claim.quote, self.question)
             span = _placed(claim, run, verification, chunk) if run is not None else None
             return CheckedClaim(
                 claim, verification, doc_id=chunk.doc_id, grounding=chosen, answer_span=span

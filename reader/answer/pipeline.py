@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
 
+from reader.answer.asking import AnswerSources, Asking, ModelAnswer
 from reader.answer.checking import ClaimChecker
 from reader.answer.compose import compose_answer
 from reader.answer.confidence import choice_confidences, with_confidence
@@ -59,14 +60,11 @@ from reader.records import (
     CheckedClaim,
     Chunk,
     Claim,
-    PageStarts,
-    SearchHit,
 )
 from reader.records.events import ClaimChecked, EventCallback, Status, Token
 from reader.retrieve.evidence import Evidence, answers_question, choose_evidence
 from reader.retrieve.question import Question, unstated_quantity
 from reader.text.reading_view import readable
-from reader.verify import PassageVerifier
 
 DEFAULT_MODE = AUTO
 # Chunks searched for evidence sentences; the right one is in the top 10
@@ -85,47 +83,6 @@ EXTRACTIVE_CLAIMS = {PASSAGES: 3, CONSTRAINED: 2, FREE: 2}
 MAX_TOKENS = {CONSTRAINED: 256, FREE: 400}
 # Evidence sentences a claim may be re-anchored to when its own quote does not say it.
 REANCHOR_CANDIDATES = 12
-
-
-@dataclass
-class _Asking:
-    """One question while it is answered: what it found, how to report, when to stop."""
-
-    question: Question
-    chunks: list[Chunk]
-    evidence: list[Evidence]
-    checker: ClaimChecker
-    emit: EventCallback
-    cancel: threading.Event | None
-    started: float
-    metrics: AnswerMetrics = field(default_factory=AnswerMetrics)
-
-    @property
-    def cancelled(self) -> bool:
-        return self.cancel is not None and self.cancel.is_set()
-
-
-@dataclass
-class _ModelAnswer:
-    """What a model's generation came to, checked."""
-
-    claims: list[CheckedClaim]
-    unsupported: list[str]
-    problem: str | None
-    declined: str | None = None  # the model's sentence saying the passages do not answer
-
-
-class AnswerSources(Protocol):
-    """What answering reads from a library and gives back to it
-    (``reader.library.Library`` is one)."""
-
-    def search(self, query: str, doc_id: str | None = None, limit: int = 10) -> list[SearchHit]: ...
-    def term_rarity(self, words: Iterable[str]) -> dict[str, float]: ...
-    def unmentioned(self, names: Sequence[str], doc_ids: Sequence[str] | None) -> list[str]: ...
-    def chunk(self, chunk_id: str) -> Chunk: ...
-    def passage_verifier(self, doc_id: str, retrieved: Sequence[Chunk]) -> PassageVerifier: ...
-    def keep_answer(self, answer: Answer) -> None: ...
-    def page_map(self, doc_id: str) -> PageStarts: ...
 
 
 class Answerer:
@@ -207,7 +164,7 @@ class Answerer:
             judge=judge_for(self.backend) if self.uses_model and not chosen else None,
             chosen_words=chosen,
         )
-        asking = _Asking(asked, chunks, evidence, checker, emit, cancel, started)
+        asking = Asking(asked, chunks, evidence, checker, emit, cancel, started)
         unnamed = self.library.unmentioned(list(asked.names), doc_ids)
         if unnamed:
             answer = self._not_answered(asking, scope, never_mentioned(unnamed), [])
@@ -227,7 +184,7 @@ class Answerer:
             for item in extractive:
                 emit(ClaimChecked(item))
             if not self.uses_model:
-                answer = self._compose(asking, _ModelAnswer([], [], None), extractive, scope)
+                answer = self._compose(asking, ModelAnswer([], [], None), extractive, scope)
             else:
                 # 3-4. Generate claims from the evidence, check each one.
                 made = self._model_claims(asking)
@@ -257,7 +214,7 @@ class Answerer:
 
     # -- 3-4. generate and check -------------------------------------------------------
 
-    def _model_claims(self, asking: _Asking) -> _ModelAnswer:
+    def _model_claims(self, asking: Asking) -> ModelAnswer:
         if self.mode == CONSTRAINED:
             passages = evidence_passages(_distinct(asking.evidence)[:EVIDENCE_FOR_MODEL])
         else:
@@ -277,7 +234,7 @@ class Answerer:
             asking.emit(Status("retrying", f"{len(failures)} claims did not verify"))
             conversation = [*messages, {"role": "assistant", "content": generation.text}]
             checked = self._retry(asking, conversation, checked, failures, passages, by_alias)
-        return _ModelAnswer(
+        return ModelAnswer(
             checked,
             parsed.unsupported,
             output_problem(parsed, generation.text, stopped),
@@ -286,7 +243,7 @@ class Answerer:
 
     def _generate(
         self,
-        asking: _Asking,
+        asking: Asking,
         messages: list[dict[str, str]],
         passages: list[Passage],
         by_alias: dict[str, Chunk],
@@ -328,7 +285,7 @@ class Answerer:
 
     def _retry(
         self,
-        asking: _Asking,
+        asking: Asking,
         conversation: list[dict[str, str]],
         checked: list[CheckedClaim],
         failures: list[int],
@@ -370,7 +327,7 @@ class Answerer:
 
     @staticmethod
     def _settled(
-        asking: _Asking, claims: list[Claim], by_alias: dict[str, Chunk]
+        asking: Asking, claims: list[Claim], by_alias: dict[str, Chunk]
     ) -> list[CheckedClaim]:
         """The model's claims as they will be shown; its "not answered" is no claim."""
         settled = []
@@ -407,8 +364,8 @@ class Answerer:
 
     def _compose(
         self,
-        asking: _Asking,
-        made: _ModelAnswer,
+        asking: Asking,
+        made: ModelAnswer,
         extractive: list[CheckedClaim],
         scope: list[str],
     ) -> Answer:
@@ -433,8 +390,8 @@ class Answerer:
 
     def _declined(
         self,
-        asking: _Asking,
-        made: _ModelAnswer,
+        asking: Asking,
+        made: ModelAnswer,
         extractive: list[CheckedClaim],
         scope: list[str],
     ) -> Answer:
@@ -448,7 +405,7 @@ class Answerer:
         return answer
 
     def _not_answered(
-        self, asking: _Asking, scope: list[str], reason: str, closest: list[CheckedClaim]
+        self, asking: Asking, scope: list[str], reason: str, closest: list[CheckedClaim]
     ) -> Answer:
         return not_answered(
             asking.question.text,

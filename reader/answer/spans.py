@@ -30,8 +30,9 @@ import re
 from dataclasses import dataclass
 
 from reader.records import Grounding
+from reader.retrieve.question import Question
 from reader.text.sentences import ENDS_SENTENCE, STARTS_SENTENCE
-from reader.text.words import STOPWORDS, stem, words
+from reader.text.words import STOPWORDS, bare, stem, words
 from reader.verify.narrowing import (
     CONDITIONS,
     NEGATIONS,
@@ -75,19 +76,15 @@ def folded(text: str) -> str:
     return " ".join(text.split())
 
 
-def _bare(token: str) -> str:
-    return token.strip("\"'\u2018\u2019\u201c\u201d()[]{}.,;:!?").casefold()
-
-
 def find_run(text: str, quote: str) -> Run | None:
     """Where ``text`` is a run of ``quote``'s words (letter case, and a mark at either
     end of the run, aside), else None. The first such place counts."""
     written = text.split()
     tokens = quote.split()
-    wanted = [_bare(token) for token in written]
+    wanted = [bare(token) for token in written]
     if not wanted or not any(wanted):
         return None
-    bare = [_bare(token) for token in tokens]
+    quoted = [bare(token) for token in tokens]
     offsets = []
     position = 0
     for token in tokens:
@@ -96,7 +93,7 @@ def find_run(text: str, quote: str) -> Run | None:
     for first in range(len(tokens) - len(wanted) + 1):
         last = first + len(wanted) - 1
         # Inner words as written: only the run's ends may lose a mark.
-        if bare[first : last + 1] != wanted or written[1:-1] != tokens[first + 1 : last]:
+        if quoted[first : last + 1] != wanted or written[1:-1] != tokens[first + 1 : last]:
             continue
         lead = max(tokens[first].casefold().find(written[0].casefold()), 0)
         tail = tokens[last].casefold().find(written[-1].casefold())
@@ -109,18 +106,18 @@ def _clause(tokens: list[str], run: Run) -> tuple[list[str], list[str]]:
     """The words of the run's clause before it and after it, bare."""
     before: list[str] = []
     for token in reversed(tokens[: run.first]):
-        if _CLAUSE_END.search(token) or _bare(token) in _JOINERS:
+        if _CLAUSE_END.search(token) or bare(token) in _JOINERS:
             break
         before.insert(0, token)
     after: list[str] = []
     if not _CLAUSE_END.search(tokens[run.last]):
         for token in tokens[run.last + 1 :]:
-            if _bare(token) in _JOINERS:
+            if bare(token) in _JOINERS:
                 break
             after.append(token)
             if _CLAUSE_END.search(token):
                 break
-    return [_bare(t) for t in before], [_bare(t) for t in after]
+    return [bare(t) for t in before], [bare(t) for t in after]
 
 
 # Conditions that reach across a comma: "If the appeal fails, the fee is $5,000".
@@ -143,11 +140,11 @@ def _sentence_of(tokens: list[str], run: Run) -> tuple[int, int]:
     return first, last
 
 
-def _asked_under(question: str) -> set[str]:
+def _asked_under(question: Question | None) -> set[str]:
     """The kinds of narrowing the question itself asks under: asked what someone
     thought, "believed" does not narrow the answer; asked what may be done, "may"
     does not; asked roughly how much, "about" does not."""
-    asked = {_bare(token) for token in question.split()}
+    asked = question.bare_words if question is not None else frozenset()
     kinds = set()
     if asked & NEGATIONS or any(_NEGATED_VERB.search(word) for word in asked):
         kinds.add("negation")
@@ -165,14 +162,14 @@ def _asked_under(question: str) -> set[str]:
     return kinds
 
 
-def narrowed(quote: str, run: Run, question: str = "") -> str | None:
+def narrowed(quote: str, run: Run, question: Question | None = None) -> str | None:
     """Why the run, taken out of its sentence, says more than the sentence, or None.
     A kind of narrowing the question asks under (``_asked_under``) is not one."""
     tokens = quote.split()
     first, last = _sentence_of(tokens, run)
     # A clause never reaches past its sentence: a sentence's end ends a clause too.
     before, after = _clause(tokens, run)
-    outside = [_bare(t) for t in tokens[first : run.first] + tokens[run.last + 1 : last + 1]]
+    outside = [bare(t) for t in tokens[first : run.first] + tokens[run.last + 1 : last + 1]]
     asked = _asked_under(question)
     if "negation" not in asked:
         for word in before + after:
@@ -199,15 +196,15 @@ def narrowed(quote: str, run: Run, question: str = "") -> str | None:
     return None
 
 
-def states_nothing(run_text: str, question: str) -> bool:
+def states_nothing(run_text: str, question: Question) -> bool:
     """Whether the run's words are all the question's (in any form: "stayed" for
     "stay") or small words, without a number."""
-    asked = {stem(word) for word in words(question)}
+    asked = question.stems
     said = [w for w in words(run_text) if w not in STOPWORDS and stem(w) not in asked]
     return not said and not any(ch.isdigit() for ch in run_text)
 
 
-def span_grounding(text: str, quote: str, question: str) -> tuple[Grounding, Run | None]:
+def span_grounding(text: str, quote: str, question: Question) -> tuple[Grounding, Run | None]:
     """Whether ``text`` may stand as the direct answer taken from ``quote``."""
     run = find_run(text, quote)
     if run is None:

@@ -8,9 +8,10 @@ a number that no passage gives is not answered). ``Question.parse`` works all of
 that out at the start of an answer; the stages are handed the record and read
 its fields, so none of them works those out again (the quantity asked for
 carries the numbers the question states and the event an age is asked at, so
-checking passages for it reads only the record). The checks of a claim's words
-(``reader.verify``, ``reader.answer.spans``) still read the text itself, for
-what they alone look for in it.
+checking passages for it reads only the record). The checks of a
+chosen run (``reader.answer.spans``) read its words and stems from the record;
+the support check of a claim in the model's own words (``reader.verify``), which
+also serves answers kept from before, reads the text once per question.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from reader.retrieve.asked import AskedWords
 from reader.retrieve.mentions import question_names
 from reader.retrieve.quantities import AskedQuantity, asked_quantity, holds_quantity
+from reader.text.words import bare, stem, words
 
 Rarity = Callable[[list[str]], dict[str, float]]
 
@@ -41,6 +43,11 @@ class Question:
     names: tuple[str, ...]
     # The quantity it asks for, when it is one reader can look for.
     quantity: AskedQuantity | None
+    # Its words as whitespace splits them, without their marks, case folded (what
+    # a narrowing it asks under is read from: "believed", "may", "about").
+    bare_words: frozenset[str] = frozenset()
+    # The stems of its words (a chosen run made only of them states nothing).
+    stems: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, text: str, rarity: Rarity = even_rarity) -> Question:
@@ -51,6 +58,8 @@ class Question:
             words=AskedWords.of(text, rarity),
             names=tuple(question_names(text)),
             quantity=asked_quantity(text),
+            bare_words=frozenset(bare(token) for token in text.split()),
+            stems=frozenset(stem(word) for word in words(text)),
         )
 
     @property

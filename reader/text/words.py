@@ -82,6 +82,16 @@ def _stemmer() -> snowballstemmer.stemmer:
 _SAME_STEMS = {"registri": "regist"}
 
 
+# The marks a word may carry at either end: quotation marks, brackets, stops.
+_WORD_EDGES = "\"'\u2018\u2019\u201c\u201d()[]{}.,;:!?"
+
+
+def bare(token: str) -> str:
+    """A token as whitespace splits it, without the marks at its ends, case folded
+    ("\u201ccase.\u201d" is "case")."""
+    return token.strip(_WORD_EDGES).casefold()
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """The Snowball stem of a lower-case word (inflections share a stem).

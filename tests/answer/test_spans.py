@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from reader.answer.spans import find_run, narrowed, span_grounding, states_nothing
+from reader.retrieve.question import Question
 
 DEMANDED = "They demanded $12,000 to dismiss the case."
 
@@ -43,12 +44,14 @@ def test_a_quote_over_several_lines_is_read_as_one_line():
 )
 def test_what_is_not_an_unbroken_run_of_the_quote_is_not_found(text):
     assert find_run(text, DEMANDED) is None
-    grounding, run = span_grounding(text, DEMANDED, "How much did they demand?")
+    grounding, run = span_grounding(text, DEMANDED, Question.parse("How much did they demand?"))
     assert not grounding.grounded and run is None
 
 
 def test_words_that_stand_as_said_are_the_direct_answer():
-    grounding, run = span_grounding("$12,000", DEMANDED, "How much did they demand?")
+    grounding, run = span_grounding(
+        "$12,000", DEMANDED, Question.parse("How much did they demand?")
+    )
     assert grounding.grounded and run is not None
 
 
@@ -71,7 +74,7 @@ def test_words_that_stand_as_said_are_the_direct_answer():
     ],
 )
 def test_a_run_its_sentence_narrows_is_no_direct_answer(quote, chosen, kind):
-    grounding, run = span_grounding(chosen, quote, "How much was the fee?")
+    grounding, run = span_grounding(chosen, quote, Question.parse("How much was the fee?"))
     assert run is not None, "the words are the quote's own"
     assert not grounding.grounded
     why = narrowed(quote, run)
@@ -90,26 +93,28 @@ def test_a_run_its_sentence_narrows_is_no_direct_answer(quote, chosen, kind):
     ],
 )
 def test_words_outside_the_runs_clause_or_inside_the_run_leave_it_standing(quote, chosen):
-    grounding, run = span_grounding(chosen, quote, "What did the court do?")
+    grounding, run = span_grounding(chosen, quote, Question.parse("What did the court do?"))
     assert run is not None and grounding.grounded, grounding.reason
 
 
 def test_a_fragment_of_the_questions_own_words_states_nothing():
     question = "What did the Query attention replace?"
     quote = "Grouped-query attention replaced Multi-Head Query attention (MHA)."
-    assert states_nothing("Query attention", question)
-    grounding, run = span_grounding("Query attention", quote, question)
+    assert states_nothing("Query attention", Question.parse(question))
+    grounding, run = span_grounding("Query attention", quote, Question.parse(question))
     assert run is not None and not grounding.grounded
     assert "nothing the question does not" in grounding.reason
     # A number is never nothing, even where the question names it.
-    assert not states_nothing("1648", "Was it signed in 1648?")
+    assert not states_nothing("1648", Question.parse("Was it signed in 1648?"))
 
 
 def test_only_the_runs_own_sentence_bears_on_it_when_a_quote_holds_two():
     quote = "If the response is old, the cache SHOULD warn. A typical fee is $5,000."
-    grounding, _ = span_grounding("$5,000", quote, "What is a typical fee?")
+    grounding, _ = span_grounding("$5,000", quote, Question.parse("What is a typical fee?"))
     assert grounding.grounded, grounding.reason
-    grounding, _ = span_grounding("the cache SHOULD warn", quote, "What should the cache do?")
+    grounding, _ = span_grounding(
+        "the cache SHOULD warn", quote, Question.parse("What should the cache do?")
+    )
     assert not grounding.grounded and "condition" in grounding.reason
 
 
@@ -126,15 +131,17 @@ def test_only_the_runs_own_sentence_bears_on_it_when_a_quote_holds_two():
     ],
 )
 def test_a_narrowing_the_question_asks_under_is_no_narrowing(question, quote, chosen):
-    grounding, _ = span_grounding(chosen, quote, question)
+    grounding, _ = span_grounding(chosen, quote, Question.parse(question))
     assert grounding.grounded, grounding.reason
     # Asked for the fact, the same words are narrowed.
     plain = question.replace(" think", "").replace("Roughly how", "How").replace(" not", "")
     plain = plain.replace(" may", "")
-    assert not span_grounding(chosen, quote, plain)[0].grounded
+    assert not span_grounding(chosen, quote, Question.parse(plain))[0].grounded
 
 
 def test_a_question_asked_with_when_puts_nothing_under_a_condition():
     quote = "If the court sat, the fee was $5,000."
-    assert not span_grounding("$5,000", quote, "When was the fee paid?")[0].grounded
-    assert span_grounding("$5,000", quote, "What was the fee if the court sat?")[0].grounded
+    assert not span_grounding("$5,000", quote, Question.parse("When was the fee paid?"))[0].grounded
+    assert span_grounding("$5,000", quote, Question.parse("What was the fee if the court sat?"))[
+        0
+    ].grounded
