@@ -274,11 +274,15 @@ def test_core_and_cli_import_without_loading_qt():
     assert completed.returncode == 0, completed.stdout + completed.stderr
 
 
+# What a pattern that finds words is called: a word, a token, a hyphenated word.
+WORD_NAMES = ("WORD", "WORDS", "TOKEN", "TOKENS", "HYPHENATED")
+
+
 def word_or_sentence_patterns(source: str) -> list[str]:
     """Names a module gives, at its top level, to a ``re.compile(...)`` whose name
-    says it finds words or sentences: ending in WORD or WORDS, or starting with
-    SENTENCE, leading underscores aside (``_WORD``, ``NUMBER_WORDS``,
-    ``_SENTENCE_END``)."""
+    says it finds words or sentences: ending in one of ``WORD_NAMES``, or starting
+    with SENTENCE, leading underscores aside (``_WORD``, ``NUMBER_WORDS``,
+    ``_TOKEN``, ``_SENTENCE_END``)."""
     found = []
     for node in ast.parse(source).body:
         if not isinstance(node, ast.Assign | ast.AnnAssign) or not isinstance(node.value, ast.Call):
@@ -294,7 +298,7 @@ def word_or_sentence_patterns(source: str) -> list[str]:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
             name = target.id.lstrip("_") if isinstance(target, ast.Name) else ""
-            if name.endswith(("WORD", "WORDS")) or name.startswith("SENTENCE"):
+            if name.endswith(WORD_NAMES) or name.startswith("SENTENCE"):
                 found.append(target.id)
     return found
 
@@ -322,8 +326,16 @@ def test_the_pattern_rule_sees_a_private_tokenizer():
         "NUMBER_WORDS: re.Pattern[str] = re.compile('one|two')\n"
         "_SENTENCE_END = re.compile('[.!?]$')\n"
         "_WORD_END = re.compile(r'\\s')\n"  # a word's end is whitespace, no word
+        "_TOKEN = re.compile(r'[^\\W_]+')\n"
+        "_HYPHENATED = re.compile(r'\\w+(?:-\\w+)+')\n"
         "_LETTERS = 'ab'\n"
         "def inner():\n"
         "    _WORD = re.compile('x')\n"
     )
-    assert word_or_sentence_patterns(source) == ["_WORD", "NUMBER_WORDS", "_SENTENCE_END"]
+    assert word_or_sentence_patterns(source) == [
+        "_WORD",
+        "NUMBER_WORDS",
+        "_SENTENCE_END",
+        "_TOKEN",
+        "_HYPHENATED",
+    ]

@@ -33,7 +33,7 @@ from reader.ingest.workers import (
 from reader.library.batch_report import BatchProgress, BatchReport, FileOutcome
 from reader.library.library import Library
 from reader.library.stale import stale_documents
-from reader.store import health
+from reader.store import file_guard
 from reader.store.database import LibraryStore
 from reader.text.escaping import one_line
 
@@ -299,7 +299,7 @@ class BatchIngest:
             self.store.add_document(document, chunks, source=planned.source)
         except ReaderError as error:
             self._finish(planned.index, FileOutcome(planned.path, "refused", reason=str(error)))
-            if isinstance(error, LibraryReadOnlyError) or health.disk_full(self.store.path):
+            if isinstance(error, LibraryReadOnlyError) or file_guard.disk_full(self.store.path):
                 # No later file could be stored either: stop before reading more.
                 added = self.report.count("added")
                 raise StoreError(

@@ -4,7 +4,7 @@ The damaged file is never changed: a new library is written beside it, row by
 row from what SQLite can still read, and only then takes its place; the damaged
 file is kept under a second name in case anything else can be recovered from it
 (``reader.library.repair_swap``). No other reader opens the library meanwhile: the
-repair holds its lock alone (``reader.store.health``).
+repair holds its lock alone (``reader.store.file_guard``).
 
 A library file missing beside what a repair left is recovered from the most
 complete of it: a finished rebuild, else the newest damaged copy (read, never
@@ -40,7 +40,7 @@ from reader.library.salvage import (
     salvage_answers,
     salvage_documents,
 )
-from reader.store import LibraryStore, health
+from reader.store import LibraryStore, file_guard
 
 __all__ = ["RepairReport", "repair_library"]
 
@@ -56,22 +56,22 @@ def repair_library(
     """
     path = Path(path or library_path())
     say = progress or (lambda _message: None)
-    if not path.exists() and not health.repair_evidence(path):
+    if not path.exists() and not file_guard.repair_evidence(path):
         raise StoreError(f"There is no library at {path}, so there is nothing to repair.")
-    lock = health.exclusive_lock(path)
+    lock = file_guard.exclusive_lock(path)
     try:
         if not path.exists():
             return _recover(path, say)
         return _repair(path, say)
     finally:
-        health.release_lock(lock)
+        file_guard.release_lock(lock)
 
 
 def _repair(path: Path, say: Progress) -> RepairReport:
     swap.remove_rebuilds(path)  # an interrupted repair's: this one starts again
     old = LibraryStore(path, allow_damaged=True, lock=False)
     try:
-        if old.read_only_reason == health.DISK_FULL:
+        if old.read_only_reason == file_guard.DISK_FULL:
             raise swap.disk_full(path, "")
         if old.read_only:
             raise LibraryReadOnlyError(
@@ -85,7 +85,7 @@ def _repair(path: Path, say: Progress) -> RepairReport:
             except (StoreError, sqlite3.Error, OSError) as error:
                 swap.raise_if_disk_full(path, error, "")
                 raise
-            problem = health.check(old.db.conn)
+            problem = file_guard.check(old.db.conn)
             if problem is None:
                 return RepairReport(path, None, chunks=chunks)
             old.connection.damage = problem
@@ -109,7 +109,7 @@ def _recover(path: Path, say: Progress) -> RepairReport:
     """The library from the most complete of what a repair left, its file being missing:
     the rebuild a repair finished, else the newest damaged copy repaired again, else
     what a repair had rebuilt when it stopped."""
-    best = health.repair_evidence(path)[0]
+    best = file_guard.repair_evidence(path)[0]
     if best == swap.rebuilt(path):
         say("putting the finished rebuild in place")
         swap.swap(path, best)
@@ -130,9 +130,9 @@ def _recover(path: Path, say: Progress) -> RepairReport:
     # Read-only: the damaged copy is evidence, and stays exactly as it was; the
     # journal files SQLite makes beside it to read it go with the connection.
     made = [file for file in swap.database_files(best)[1:] if not file.exists()]
-    source = health.connect(best, read_only=True)
+    source = file_guard.connect(best, read_only=True)
     try:
-        report = RepairReport(path, health.check(source) or "the library file was missing")
+        report = RepairReport(path, file_guard.check(source) or "the library file was missing")
         done = _rebuild(source, path, report, say)
     finally:
         source.close()

@@ -17,15 +17,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from reader.errors import StoreError
-from reader.store import health
+from reader.store import file_guard
 
 
 def rebuilding(path: Path) -> Path:
-    return path.with_name(path.name + health.REBUILDING_SUFFIX)
+    return path.with_name(path.name + file_guard.REBUILDING_SUFFIX)
 
 
 def rebuilt(path: Path) -> Path:
-    return path.with_name(path.name + health.REBUILT_SUFFIX)
+    return path.with_name(path.name + file_guard.REBUILT_SUFFIX)
 
 
 def database_files(path: Path) -> list[Path]:
@@ -35,7 +35,7 @@ def database_files(path: Path) -> list[Path]:
 def remove_database(path: Path) -> None:
     for file in database_files(path):
         file.unlink(missing_ok=True)
-    health.forget_healthy(path)
+    file_guard.forget_healthy(path)
 
 
 def remove_rebuilds(path: Path) -> None:
@@ -49,7 +49,7 @@ def finish_rebuild(path: Path) -> Path:
     fresh, done = rebuilding(path), rebuilt(path)
     for journal in database_files(fresh)[1:]:
         journal.unlink(missing_ok=True)
-    health.forget_healthy(fresh)
+    file_guard.forget_healthy(fresh)
     fresh.replace(done)
     return done
 
@@ -76,14 +76,14 @@ def swap(path: Path, done: Path) -> Path | None:
             for file in made:  # a copy the disk had no room for: not a copy at all
                 file.unlink(missing_ok=True)
             raise
-    health.forget_healthy(path)
+    file_guard.forget_healthy(path)
     # The old library's journal must never be read as the new one's: SQLite would
     # replay its pages into the rebuilt file. The rebuilt one has none (checkpointed
     # and closed), and the old one's is kept above.
     for journal in database_files(path)[1:]:
         journal.unlink(missing_ok=True)
     done.replace(path)
-    health.mark_healthy(path)
+    file_guard.mark_healthy(path)
     return kept
 
 
@@ -91,11 +91,11 @@ def restore_partial(path: Path) -> None:
     """Put an unfinished rebuild in place of a missing ``path``: it is a sound library
     holding what the repair had reached, its last writes perhaps still in its journal."""
     fresh = rebuilding(path)
-    with contextlib.closing(health.connect(fresh, read_only=False)) as connection:
+    with contextlib.closing(file_guard.connect(fresh, read_only=False)) as connection:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     for journal in database_files(fresh)[1:]:
         journal.unlink(missing_ok=True)
-    health.forget_healthy(fresh)
+    file_guard.forget_healthy(fresh)
     fresh.replace(path)
 
 
@@ -122,9 +122,9 @@ def raise_if_disk_full(path: Path, error: BaseException, which: str) -> None:
     """One line for a repair the disk had no room for, in place of the failed write's
     (which would name one document, or the rebuild's file, as if they were the point)."""
     if (
-        health.is_disk_full(error)
+        file_guard.is_disk_full(error)
         or getattr(error, "errno", None) == errno.ENOSPC
-        or (isinstance(error, StoreError) and health.disk_full(path))
+        or (isinstance(error, StoreError) and file_guard.disk_full(path))
     ):
         raise disk_full(path, which) from None
 

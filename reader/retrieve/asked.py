@@ -19,7 +19,15 @@ from itertools import pairwise
 from reader.retrieve.acronyms import AcronymMatcher
 from reader.retrieve.answer_kinds import expected_kind
 from reader.text.normalize import CJK_LETTERS
-from reader.text.words import NUMBER_THEN_WORD, STOPWORDS, WORD_THEN_NUMBER, stem, words
+from reader.text.words import (
+    HYPHEN_IN_WORD,
+    HYPHENATED_WORD,
+    NUMBER_THEN_WORD,
+    STOPWORDS,
+    WORD_THEN_NUMBER,
+    stem,
+    words,
+)
 
 # Words that ask rather than say what is asked about (function words, "what"
 # and "how" among them, are in STOPWORDS already).
@@ -74,17 +82,12 @@ def matching_terms(text: str) -> list[str]:
     return words(text, cjk_pairs=True)
 
 
-# A hyphen between two letters or digits, and a word made of parts joined by them.
-_HYPHEN = re.compile(r"(?<=[^\W_])[-\u2010\u2011](?=[^\W_])")
-_HYPHENATED = re.compile(r"[^\W_]+(?:[-\u2010\u2011][^\W_]+)+")
-
-
 def _compounds(question: str) -> dict[str, tuple[str, ...]]:
     """The stems of the question's hyphenated words, each with the stems of its parts:
     a sentence that says "12 trillion token" says "12-trillion-token"."""
     found: dict[str, tuple[str, ...]] = {}
-    for hyphenated in _HYPHENATED.findall(question):
-        parts = matching_terms(_HYPHEN.sub(" ", hyphenated))
+    for hyphenated in HYPHENATED_WORD.findall(question):
+        parts = matching_terms(HYPHEN_IN_WORD.sub(" ", hyphenated))
         for joined in matching_terms(hyphenated):
             if joined in parts:
                 continue
@@ -134,10 +137,10 @@ def sentence_terms(text: str) -> list[str]:
     """``matching_terms``, and the parts of each hyphenated word after them: "pre-trained
     on a 12-trillion-token corpus" holds "trained" and "trillion" too."""
     terms = matching_terms(text)
-    if _HYPHEN.search(text) is None:
+    if HYPHEN_IN_WORD.search(text) is None:
         return terms
     seen = set(terms)
-    return terms + [t for t in matching_terms(_HYPHEN.sub(" ", text)) if t not in seen]
+    return terms + [t for t in matching_terms(HYPHEN_IN_WORD.sub(" ", text)) if t not in seen]
 
 
 def _term_weights(

@@ -43,8 +43,8 @@ from reader.records import SearchHit
 from reader.retrieve.word_counts import chunks_holding
 from reader.store.database import LibraryStore
 from reader.text.normalize import CJK_LETTERS
+from reader.text.words import SEARCH_WORD
 
-_TOKEN = re.compile(rf"[{CJK_LETTERS}]+|[^\W{CJK_LETTERS}]+")
 _CJK_CLASS = re.compile(f"[{CJK_LETTERS}]")
 MAX_QUERY_TERMS = 64
 # A word held by more than this share of a large library's chunks is left out
@@ -194,7 +194,7 @@ def _words(text: str) -> list[str]:
     """The words of ``text`` as the index splits them, each once, in order; a run of
     CJK characters as its overlapping pairs (a run of one character as itself)."""
     found: list[str] = []
-    for token in _TOKEN.findall(unicodedata.normalize("NFKC", text)):
+    for token in SEARCH_WORD.findall(unicodedata.normalize("NFKC", text)):
         if _is_cjk(token[0]) and len(token) > 1:
             found.extend(token[index : index + 2] for index in range(len(token) - 1))
         else:

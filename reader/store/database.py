@@ -1,7 +1,7 @@
 """Reading and writing the library.
 
 ``LibraryStore`` holds the connection: it opens the file (read-only, or refusing
-a damaged one, as ``reader.store.health`` judges), gates every write, and gives
+a damaged one, as ``reader.store.file_guard`` judges), gates every write, and gives
 the tables' functions the connection. The tables are kept by their own modules:
 ``documents``, ``chunks``, ``search_index`` (the full-text index), ``ocr_pages``,
 ``sources`` (the files documents came from) and ``history`` (answers); ``rows``
@@ -30,7 +30,7 @@ from reader.records import (
     OcrConfidence,
     PageStarts,
 )
-from reader.store import chunks, documents, health, history, ocr_pages, search_index
+from reader.store import chunks, documents, file_guard, history, ocr_pages, search_index
 from reader.store.migrations import apply_migrations, pending_migrations
 from reader.store.sources import SourceFile, delete_sources, write_source
 
@@ -41,7 +41,7 @@ class LibraryStore:
     A file reader may not write is opened read-only (``read_only``): reading
     works, every write raises ``LibraryReadOnlyError``. A damaged file raises
     ``LibraryDamagedError`` on open, or on the first query that meets the
-    damage; from then on nothing is written to it (see ``reader.store.health``).
+    damage; from then on nothing is written to it (see ``reader.store.file_guard``).
     ``allow_damaged`` opens a damaged file anyway, for salvage.
 
     An open store holds the library's lock shared, so a repair (which holds it
@@ -54,7 +54,7 @@ class LibraryStore:
         # An existing library in a folder reader cannot write is opened read-only.
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = health.share_lock(self.path) if lock else None
+        self._lock = file_guard.share_lock(self.path) if lock else None
         try:
             self._connect(allow_damaged)
         except BaseException:
@@ -64,24 +64,26 @@ class LibraryStore:
     def _connect(self, allow_damaged: bool) -> None:
         if not self.path.exists():
             # Made empty now, the library would hide what a repair left: say so instead.
-            evidence = health.repair_evidence(self.path)
+            evidence = file_guard.repair_evidence(self.path)
             if evidence:
-                raise health.missing(self.path, evidence)
+                raise file_guard.missing(self.path, evidence)
         # Why the library cannot be written, when it cannot: then it opens read-only.
-        self.read_only_reason: str | None = None if health.writable(self.path) else health.READ_ONLY
+        self.read_only_reason: str | None = (
+            None if file_guard.writable(self.path) else file_guard.READ_ONLY
+        )
         self.db = sqlite_utils.Database(memory=True)
         # Judged before connecting: opening the file creates its journal files.
-        unchanged = health.seen_healthy(self.path)
+        unchanged = file_guard.seen_healthy(self.path)
         try:
             try:
                 self._open(unchanged, allow_damaged)
             except sqlite3.OperationalError:
                 # A full disk cannot take the journal files a writer needs; the
                 # library can still be read as it is.
-                if self.read_only or not health.disk_full(self.path):
+                if self.read_only or not file_guard.disk_full(self.path):
                     raise
                 self.db.conn.close()
-                self.read_only_reason = health.DISK_FULL
+                self.read_only_reason = file_guard.DISK_FULL
                 self._open(unchanged, allow_damaged)
         except LibraryDamagedError:
             self.close(seen_healthy=False)
@@ -98,16 +100,16 @@ class LibraryStore:
         return self.read_only_reason is not None
 
     def _open(self, unchanged: bool, allow_damaged: bool) -> None:
-        self.connection = health.connect(self.path, self.read_only)
+        self.connection = file_guard.connect(self.path, self.read_only)
         self.db = sqlite_utils.Database(self.connection)
         try:
             fresh = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
         except LibraryDamagedError:
             fresh = False  # the guard has recorded the damage
         if not fresh and self.damage is None and not unchanged:
-            self.connection.damage = health.check(self.connection)
+            self.connection.damage = file_guard.check(self.connection)
         if self.damage is not None and not allow_damaged:
-            raise health.damaged(self.path, self.damage)
+            raise file_guard.damaged(self.path, self.damage)
         if self.damage is None:
             self._prepare(fresh)
 
@@ -134,8 +136,8 @@ class LibraryStore:
         """The connection, for a write transaction; refused when the file is damaged
         or read-only, so a damaged library is never written to."""
         if self.damage is not None:
-            raise health.damaged(self.path, self.damage)
-        if self.read_only_reason == health.DISK_FULL:
+            raise file_guard.damaged(self.path, self.damage)
+        if self.read_only_reason == file_guard.DISK_FULL:
             raise LibraryReadOnlyError(
                 f"The library at {self.path} cannot be written: the disk is full; "
                 "free some disk space and try again."
@@ -154,14 +156,14 @@ class LibraryStore:
             if self.read_only:
                 return
             if self.damage is not None:
-                health.forget_healthy(self.path)  # the next open checks the file again
+                file_guard.forget_healthy(self.path)  # the next open checks the file again
             elif seen_healthy:
-                health.mark_healthy(self.path)
+                file_guard.mark_healthy(self.path)
         finally:
             self._release_lock()  # once closed and stamped: a repair may now replace the file
 
     def _release_lock(self) -> None:
-        health.release_lock(self._lock)
+        file_guard.release_lock(self._lock)
         self._lock = None
 
     def __enter__(self) -> LibraryStore:
@@ -202,7 +204,11 @@ class LibraryStore:
             document.title = extracted_title
             raise StoreError(
                 f"Could not save {document.path} to the library ({error}); nothing was changed"
-                + ("; free some disk space and try again." if health.is_disk_full(error) else ".")
+                + (
+                    "; free some disk space and try again."
+                    if file_guard.is_disk_full(error)
+                    else "."
+                )
             ) from None
 
     def _insert_chunks(self, new_chunks: list[Chunk]) -> None:

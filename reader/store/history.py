@@ -14,7 +14,7 @@ from typing import Any
 
 from reader.errors import StoreError
 from reader.records import Answer, answer_from_json
-from reader.store import health
+from reader.store import file_guard
 
 # An answer's columns apart from its id, in the order ``add_answer`` writes them.
 ANSWER_COLUMNS = (
@@ -78,7 +78,7 @@ def add_answer(conn: sqlite3.Connection, answer: Answer) -> int:
     except sqlite3.DatabaseError as error:
         raise StoreError(
             f"The answer could not be recorded in the history ({error})"
-            + ("; free some disk space." if health.is_disk_full(error) else ".")
+            + ("; free some disk space." if file_guard.is_disk_full(error) else ".")
         ) from None
     answer.id = answer_id
     return answer_id

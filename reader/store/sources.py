@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import sqlite_utils
 
 from reader.errors import StoreError
-from reader.store import health, history
+from reader.store import file_guard, history
 from reader.store.rows import path_from_value, path_value
 
 
@@ -146,6 +146,6 @@ def replace_document(store: Store, old_id: str, new_id: str) -> int:
         raise StoreError(
             f"Could not replace document {old_id} with its new version ({error}); "
             "nothing was changed"
-            + ("; free some disk space and try again." if health.is_disk_full(error) else ".")
+            + ("; free some disk space and try again." if file_guard.is_disk_full(error) else ".")
         ) from None
     return moved

@@ -40,6 +40,13 @@ WORD_THEN_NUMBER = re.compile(r"(?<![\w.])([^\W\d_]{3,})\s+(\d+(?:[.,]\d+)*)(?![
 # A number and the word of three letters or more after it ("24 weeks"): groups
 # number, word.
 NUMBER_THEN_WORD = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)\s+([^\W\d_]{3,})")
+# A search term as the full-text index reads one: a run of CJK characters, or a
+# run of other word characters ("Qwen2", "2018").
+SEARCH_WORD = re.compile(rf"[{CJK_LETTERS}]+|[^\W{CJK_LETTERS}]+")
+# A hyphen between two letters or digits, and a word made of parts joined by
+# them ("pre-train", "COVID\u201119").
+HYPHEN_IN_WORD = re.compile(r"(?<=[^\W_])[-\u2010\u2011](?=[^\W_])")
+HYPHENATED_WORD = re.compile(r"[^\W_]+(?:[-\u2010\u2011][^\W_]+)+")
 # What a date is written with: month and day names, "of", "the", ordinal
 # endings and digits ("Monday, 3rd of March 2014"). Take them away, and a text
 # that was a date alone has no letters left.

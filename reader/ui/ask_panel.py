@@ -33,10 +33,10 @@ from reader.records.events import ClaimChecked, Status, Token
 from reader.text.escaping import one_line
 from reader.ui import messages
 from reader.ui.answer_view import AnswerView
-from reader.ui.health import HealthPanel
 from reader.ui.labels import plain_label
 from reader.ui.library_op import LibraryOp
 from reader.ui.question_box import QuestionBox
+from reader.ui.verification_chart import HealthPanel
 from reader.ui.workers import Job, Task, Workers
 
 BackendFactory = Callable[[], Backend | None]

@@ -14,7 +14,7 @@ from reader.answer import Answerer
 from reader.errors import LibraryDamagedError
 from reader.library import Library
 from reader.library.repair import repair_library
-from reader.store import LibraryStore, health
+from reader.store import LibraryStore, file_guard
 from tests.damage import (
     ESSAY,
     damage_document_records,
@@ -69,7 +69,7 @@ def test_every_command_reports_a_damaged_library_in_one_line_and_writes_nothing(
 def test_damage_met_after_opening_stops_every_later_write(two_documents, tmp_path):
     path = two_documents["path"]
     overwrite_pages(path, two_documents["essay_pages"][5:6])
-    health.mark_healthy(path)  # as if the damage happened after the last check
+    file_guard.mark_healthy(path)  # as if the damage happened after the last check
     damaged_bytes = digest(path)
     other = tmp_path / "other.txt"
     other.write_text("A short document that would be written if nothing noticed the damage.")
@@ -84,7 +84,7 @@ def test_damage_met_after_opening_stops_every_later_write(two_documents, tmp_pat
         assert answer.claims  # reading what is sound still works
         assert answer.not_recorded is not None and "reader repair" in answer.not_recorded
     assert digest(path) == damaged_bytes
-    assert not health.seen_healthy(path)  # a damaged session never stamps the file healthy
+    assert not file_guard.seen_healthy(path)  # a damaged session never stamps the file healthy
 
 
 def test_repair_keeps_sound_documents_and_rereads_a_damaged_one_from_its_file(two_documents):

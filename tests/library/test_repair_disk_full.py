@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.damage import library_of_two_documents, overwrite_pages
-from tests.store.test_health import in_mount_namespace
+from tests.store.test_file_guard import in_mount_namespace
 
 
 # Room left: enough to open the library and begin (more than reader's 256 KiB

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from reader.library import Library
-from reader.store import health
+from reader.store import file_guard
 from tests.damage import library_of_two_documents, overwrite_pages
 
 READER = [sys.executable, "-m", "reader.cli"]
@@ -114,7 +114,7 @@ def damaged_unnoticed(reader_home: Path, tmp_path: Path) -> dict[str, object]:
     library = library_of_two_documents(tmp_path)
     path = Path(library["path"])  # type: ignore[arg-type]
     overwrite_pages(path, library["essay_pages"][3:5])  # type: ignore[index]
-    health.mark_healthy(path)
+    file_guard.mark_healthy(path)
     return library
 
 

@@ -8,7 +8,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from reader.library import Library
-from reader.store import health
+from reader.store import file_guard
 from reader.ui.repair import REPAIR_BUTTON
 from tests.damage import ESSAY, library_of_two_documents, overwrite_pages
 
@@ -19,7 +19,7 @@ def test_damage_met_in_a_session_offers_a_repair_that_reopens_the_library(qtbot,
     library = library_of_two_documents(tmp_path)
     path = Path(library["path"])  # type: ignore[arg-type]
     overwrite_pages(path, library["essay_pages"][3:5])  # type: ignore[index]
-    health.mark_healthy(path)  # the damage happened after the last check: the window opens
+    file_guard.mark_healthy(path)  # the damage happened after the last check: the window opens
     window = MainWindow(database=path)
     qtbot.addWidget(window)
     window.show()

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.gui
 
 
 def test_health_says_how_many_answers_it_charts_and_warns_when_none_was_supported(qtbot):
-    from reader.ui.health import HealthPanel
+    from reader.ui.verification_chart import HealthPanel
 
     panel = HealthPanel()
     qtbot.addWidget(panel)
