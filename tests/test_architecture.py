@@ -339,3 +339,25 @@ def test_the_pattern_rule_sees_a_private_tokenizer():
         "_TOKEN",
         "_HYPHENATED",
     ]
+
+
+# The longest a file and a function may grow: past these, a reader loses the thread
+# (``make structure`` reports the same files).
+LONGEST_FILE = 450
+LONGEST_FUNCTION = 80
+
+
+def test_no_file_or_function_is_too_long_to_read():
+    """A file over ``LONGEST_FILE`` lines holds a concept that wants a room of its
+    own; a function over ``LONGEST_FUNCTION`` reads better as its steps."""
+    too_long = []
+    for name, path in sorted(modules().items()):
+        source = path.read_text(encoding="utf-8")
+        if source.count("\n") > LONGEST_FILE:
+            too_long.append(f"{name}: {source.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > LONGEST_FUNCTION:
+                    too_long.append(f"{name}.{node.name}: {length} lines")
+    assert too_long == []
