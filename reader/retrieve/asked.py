@@ -172,7 +172,6 @@ class AskedWords:
 
     weight_of: dict[str, float]  # each content word's stem, with its rarity
     total: float
-    rarest: str
     cjk_pairs: set[str]
     asked: int  # how many distinct content words it has
     pairs: set[tuple[str, str]]  # stems that stand side by side in it
@@ -201,7 +200,6 @@ class AskedWords:
         return cls(
             weight_of=weight_of,
             total=sum(weight_of.values()),
-            rarest=max(weight_of, key=weight_of.__getitem__),
             cjk_pairs=cjk_pairs,
             asked=word_count(weight_of.keys(), cjk_pairs),
             pairs=set(pairwise(term_stems)),

@@ -482,7 +482,7 @@ def test_prepare_loads_the_model_and_reads_the_start_every_question_shares(libra
     [shared_start] = backend.read
     # A real question's prompt starts with it, up to its passages.
     chunk = Chunk("c" * 16, "d", 0, 0, 30, "The bridge opened in May 1932.")
-    passages = evidence_passages([Evidence(chunk, 0, 30, chunk.text, 1.0, 1.0, 2, 2, True)])
+    passages = evidence_passages([Evidence(chunk, 0, 30, chunk.text, 1.0, 1.0, 2, 2)])
     asked = build_messages("When did the bridge open?", passages, CONSTRAINED)
     assert asked[0] == shared_start[0]
     shape = shared_start[1]["content"].split("Passages:")[0]

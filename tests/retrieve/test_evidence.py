@@ -176,29 +176,15 @@ def test_a_sentence_followed_by_a_lead_in_brings_the_list_too():
     assert not best.rstrip().endswith(":")
 
 
-# A hyphenated word and the same words written apart, in the question and the text.
-HYPHENATED = [
-    (
-        "Which model was the exception trained on the 12-trillion-token data?",
-        "The largest model was the exception, trained on the data of the archive.",
-        "The smallest model was trained on the 12 trillion token data instead.",
-    ),
-    (
-        "Which corpus was the model trained on?",
-        "The model ran on a corpus of letters, which the editors kept.",
-        "The model was pre-trained on a corpus of court records.",
-    ),
-]
-
-
-def test_a_hyphenated_word_matches_its_parts_written_apart():
-    # "12-trillion-token" in the question is found as "12 trillion token" in the text,
-    # and "trained" in the question as part of "pre-trained" there.
-    for index, (question, other, holding) in enumerate(HYPHENATED):
-        text = f"{other}\n\n{WORDY}\n\n{holding}"
-        chunk = Chunk("c" * 16, "d", 0, 0, len(text), text)
-        best = choose_evidence(Question.parse(question), [chunk])[0]
-        assert readable(best.text) == holding, (index, best.text)
+def test_a_part_of_a_hyphenated_word_matches_the_word_asked_about():
+    # "trained" in the question is found as part of "pre-trained" in the text.
+    question = "Which corpus was the model trained on?"
+    other = "The model ran on a corpus of letters, which the editors kept."
+    holding = "The model was pre-trained on a corpus of court records."
+    text = f"{other}\n\n{WORDY}\n\n{holding}"
+    chunk = Chunk("c" * 16, "d", 0, 0, len(text), text)
+    best = choose_evidence(Question.parse(question), [chunk])[0]
+    assert readable(best.text) == holding
 
 
 # An acronym in the text and the words it stands for in the question, and the other way.

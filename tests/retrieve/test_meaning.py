@@ -19,7 +19,7 @@ SAME_WORDS = "The lawsuit was one of many the industry brought that spring."
 
 def candidate(text: str, score: float, chunk: Chunk | None = None) -> Evidence:
     chunk = chunk or Chunk("c" * 16, "d", 0, 0, len(text), text)
-    return Evidence(chunk, 0, len(text), text, score, 0.5, 2, 4, True, (text,))
+    return Evidence(chunk, 0, len(text), text, score, 0.5, 2, 4, (text,))
 
 
 def test_a_paraphrase_is_closer_in_meaning_than_a_sentence_sharing_the_words():
@@ -84,7 +84,7 @@ def test_only_the_best_candidates_by_words_are_reordered(monkeypatch):
 def test_whether_the_documents_answer_is_still_judged_by_words():
     # Meaning may put first a sentence holding fewer of the question's words; the
     # judgement that the documents answer at all reads the best by words.
-    weak = replace(candidate(PARAPHRASE, 0.4), matched=0, holds_rarest=False)
+    weak = replace(candidate(PARAPHRASE, 0.4), matched=0)
     strong = candidate(SAME_WORDS, 1.0)
     assert answers_question([weak, strong])
     assert not answers_question([weak])
