@@ -56,11 +56,12 @@ def test_the_evidence_answers_and_declines_as_measured_on_the_long_documents():
     """The figures bench/qa/README.md reports for the evidence alone, as floors."""
     corpus_dir()
     figures = evaluate(QUESTIONS, None, "passages")
-    # Measured 0.841 and 0.857 (2026-12-07): 0.857 and 0.889 before evidence was
-    # ranked by meaning and a rule written from this set was removed, which
-    # raised the sealed set's figures from 0.743 and 0.770 to 0.811 and 0.784.
-    assert figures["evidence_hit"] >= 0.84, figures
-    assert figures["answer_stated"] >= 0.85, figures
+    # Measured 0.810 and 0.825 (2026-12-07): 0.857 and 0.889 before evidence was
+    # ranked by meaning and rules written from this set were removed (0.841 and
+    # 0.857 after the first of them), which held or raised the sealed set's
+    # figures (0.743 and 0.770 to 0.811 and 0.784, unchanged by the last seven).
+    assert figures["evidence_hit"] >= 0.80, figures
+    assert figures["answer_stated"] >= 0.82, figures
     assert figures["false_not_found"] <= 0.05, figures
     declined = {
         kind: int(share.split("/")[0]) for kind, share in figures["abstained_by_kind"].items()
