@@ -9,17 +9,17 @@ answer the question asks for (a number for "how many", a year for "when"),
 for the question's own numbers beside their words ("genotype 3", "24 weeks";
 the same words with other numbers are another case) and for the chunk's own
 search rank, lowered for a long unit (it holds more words by chance) and for
-back matter (an index, contents, a list of works cited). The best few by words are
-then reordered by meaning as well (their cosine with the question under a small
-sentence model, ``reader.retrieve.meaning``), which sees a paraphrase words
-miss. The best sentences become the evidence shown first and the quotes the
-model may use. Each rule of the score earned its place on the sealed set
+back matter (an index, contents, a list of works cited). The best few by words
+are then reordered by meaning as well (their cosine with the question under a
+small sentence model, ``reader.retrieve.meaning``), which sees a paraphrase
+words miss. The best sentences become the evidence shown first and the quotes
+the model may use. Each rule of the score earned its place on the sealed set
 (leaving it out lowered a figure there); those that did not were taken out
 (``CHANGELOG.md``, 2026-12-07).
 
 When even the best sentence holds fewer than two of the question's content
-words, the documents are judged not to answer it: what was found shares a word with the question by
-chance. Questions that only miss their point ("How many GPU hours...?"
+words, the documents are judged not to answer it: what was found shares a word
+with the question by chance. Questions that only miss their point ("How many GPU hours...?"
 against a report that gives every figure but that one) pass this test;
 telling those apart takes understanding the question, which no lexical rule
 has.
