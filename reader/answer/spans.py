@@ -148,8 +148,10 @@ def _asked_under(question: Question | None) -> set[str]:
     kinds = set()
     if asked & NEGATIONS or any(_NEGATED_VERB.search(word) for word in asked):
         kinds.add("negation")
-    # Not "when": a question asks with it.
-    if asked & (_SENTENCE_CONDITIONS | {"whenever"}):
+    # A question asks with a first "When" ("When was it paid?"); a "when" further
+    # on asks under a condition ("What does it do when an allocation fails?").
+    later = [bare(token) for token in question.text.split()[1:]] if question is not None else []
+    if asked & (_SENTENCE_CONDITIONS | {"whenever"}) or "when" in later:
         kinds.add("condition")
     if asked & (MODALS | {"can", "should", "would", "must"}):
         kinds.add("modal")

@@ -145,3 +145,7 @@ def test_a_question_asked_with_when_puts_nothing_under_a_condition():
     assert span_grounding("$5,000", quote, Question.parse("What was the fee if the court sat?"))[
         0
     ].grounded
+    # A "when" after the question's first word asks under a condition.
+    assert span_grounding("$5,000", quote, Question.parse("What was the fee when the court sat?"))[
+        0
+    ].grounded
