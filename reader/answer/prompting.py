@@ -295,15 +295,13 @@ def constrained_grammar(
     claims_only: bool = False,
     after_quote: int = 0,
     quoted: str | None = None,
-    after_opening: bool = False,
 ) -> str:
     """Each claim names a passage and quotes it whole; then its text, a run of that
     passage's own words (``reader.answer.spans``).
 
     With ``after_quote`` = k and ``quoted`` = the alias claim k named, the grammar
     of what follows claim k's quote: its text, then any claims left, then the end
-    (see ``KnownQuotes``). With ``after_opening``, the grammar of what follows the
-    reply's opening (``KnownQuotes.REPLY_OPENING``): the first claim's passage, and on.
+    (see ``KnownQuotes``).
     """
     if not passages:
         return free_grammar(passages, claims_only)
@@ -324,8 +322,6 @@ def constrained_grammar(
         more = f'("," ws claim){{0,{most - after_quote}}} ' if after_quote < most else ""
         text = names.get(quoted or "", "sentence")
         root = f'root ::= {text} "\\"}}" {more}"]" {tail}'
-    elif after_opening:
-        root = f'root ::= pick "\\"}}" ("," ws claim){{0,{most - 1}}} "]" {tail}'
     else:
         root = f'root ::= "{{\\"claims\\": [" claim ("," ws claim){{0,{most - 1}}} "]" {tail}'
     rules = [root, 'claim ::= "{\\"source_id\\": \\"" pick "\\"}"', f"pick ::= {picks}"]
@@ -345,8 +341,6 @@ class KnownQuotes:
     """
 
     _OPENING = '"source_id": "'
-    # How every reply begins, up to its first passage's alias.
-    REPLY_OPENING = '{"claims": [{' + _OPENING
 
     def __init__(self, passages: Sequence[Passage], claims_only: bool = False) -> None:
         self.passages = list(passages)
@@ -358,11 +352,7 @@ class KnownQuotes:
 
     def after(self, text: str) -> tuple[str, str] | None:
         """When ``text`` ends inside a quote: the rest of it (and of the JSON up to
-        the claim's text), and the grammar for what follows; when it ends inside
-        the reply's opening (from the start, ""), the rest of that; else None."""
-        if len(text) < len(self.REPLY_OPENING) and self.REPLY_OPENING.startswith(text):
-            grammar = constrained_grammar(self.passages, self.claims_only, after_opening=True)
-            return self.REPLY_OPENING[len(text) :], grammar
+        the claim's text), and the grammar for what follows; else None."""
         opening = text.rfind(self._OPENING)
         if opening < 0:
             return None

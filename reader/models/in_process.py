@@ -273,12 +273,6 @@ class InProcessBackend:
         )
         written = ""
         budget = max_tokens
-        # Text certain from the start (the reply's opening) is read in as well.
-        filled = known.after(written)
-        if filled is not None:
-            written, grammar = filled
-            read_in[0] += 1
-            yield written
         while budget > 0:
             tokens = prompt + llm.tokenize(written.encode("utf-8"), add_bos=False, special=False)
             chosen: list[tuple[int, float]] = []

@@ -308,10 +308,6 @@ def test_the_model_says_how_sure_it_was_of_each_sampled_token_but_not_of_text_re
     covered = set()
     for start, end, _ in placed:
         covered.update(range(start, end))
-    # The reply's opening is read in: the model's first choice is the passage.
-    assert generation.text.startswith(KnownQuotes.REPLY_OPENING)
-    assert not covered & set(range(len(KnownQuotes.REPLY_OPENING)))
-    assert len(KnownQuotes.REPLY_OPENING) in covered
     for passage in passages:
         quoted = json.dumps(passage.text, ensure_ascii=False)[1:-1]
         at = generation.text.find(quoted)
