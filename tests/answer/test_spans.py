@@ -139,7 +139,7 @@ def test_a_narrowing_the_question_asks_under_is_no_narrowing(question, quote, ch
     assert not span_grounding(chosen, quote, Question.parse(plain))[0].grounded
 
 
-def test_a_question_asked_with_when_puts_nothing_under_a_condition():
+def test_a_first_when_asks_for_a_time_and_a_later_when_asks_under_a_condition():
     quote = "If the court sat, the fee was $5,000."
     assert not span_grounding("$5,000", quote, Question.parse("When was the fee paid?"))[0].grounded
     assert span_grounding("$5,000", quote, Question.parse("What was the fee if the court sat?"))[
